@@ -1,0 +1,65 @@
+package dev.idempotency.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Processes each message at most once in effect: the method runs inside a transaction that also
+ * records {@code (namespace, key)} in an idempotency store; a second delivery of the same key is
+ * acknowledged and skipped, and the delivery is acknowledged only after the transaction commits.
+ *
+ * <pre class="code">
+ * &#64;KafkaListener(topics = "orders", groupId = "points")
+ * &#64;Idempotent(key = "#msg.orderId")
+ * void onOrder(OrderPlaced msg) { points.credit(msg.userId(), msg.points()); }
+ * </pre>
+ *
+ * @since 0.1.0
+ */
+@Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Inherited
+@Documented
+public @interface Idempotent {
+
+	/**
+	 * SpEL expression for the idempotency key, evaluated over the method parameters ({@code #msg},
+	 * {@code #p0}, {@code #root.args}) and the current delivery ({@code #record}, {@code #headers}).
+	 * Empty means the message id of the current delivery (header {@code message-id}, else the
+	 * transport's own id). A key that resolves to {@code null} or blank is rejected, never stored.
+	 * @return the key expression
+	 */
+	String key() default "";
+
+	/**
+	 * Logical consumer the key belongs to. Empty means the listener's group id, else
+	 * {@code SimpleClassName#method}. Set it explicitly in production: renaming a class must not
+	 * change which keys count as seen.
+	 * @return the namespace
+	 */
+	String namespace() default "";
+
+	/**
+	 * How long a processed key is remembered, e.g. {@code "7d"}; {@code ${...}} placeholders are
+	 * resolved. Empty means {@code idempotency.retention}.
+	 * @return the retention
+	 */
+	String retention() default "";
+
+	/**
+	 * What to do with a duplicate delivery.
+	 * @return the duplicate policy
+	 */
+	OnDuplicate onDuplicate() default OnDuplicate.ACKNOWLEDGE;
+
+	/**
+	 * Name of the {@code IdempotencyStore} bean to use. Empty means the configured store.
+	 * @return the store bean name
+	 */
+	String store() default "";
+
+}

@@ -1,0 +1,106 @@
+package dev.idempotency.autoconfigure;
+
+import java.util.List;
+
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.KeyResolver;
+import dev.idempotency.support.IdempotencyDefaults;
+import dev.idempotency.support.IdempotencyInterceptor;
+import dev.idempotency.support.IdempotencyStoreResolver;
+import dev.idempotency.support.IdempotentAdvisor;
+import dev.idempotency.support.SpelKeyResolver;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Auto-configuration of {@code @Idempotent}: the advisor (infrastructure, created early and cheaply),
+ * the interceptor behind it (created at first use), the key resolver and a start-up check that every
+ * annotated method has a store.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class,
+		afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyProperties.class)
+public final class IdempotencyAutoConfiguration {
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static IdempotentAdvisor idempotentAdvisor(ObjectProvider<IdempotencyInterceptor> interceptor,
+			Environment environment) {
+		// Static and bound by hand: advisors are created before configuration properties beans.
+		int order = Binder.get(environment)
+			.bindOrCreate("idempotency", IdempotencyProperties.class)
+			.getAdvisorOrder();
+		return new IdempotentAdvisor(interceptor::getObject, order);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	IdempotencyInterceptor idempotencyInterceptor(IdempotencyProperties properties, KeyResolver keyResolver,
+			IdempotencyStoreResolver idempotencyStoreResolver,
+			ObjectProvider<PlatformTransactionManager> transactionManagers,
+			ObjectProvider<IdempotencyListener> listeners, ConfigurableListableBeanFactory beanFactory) {
+		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
+				properties.getTransactionTimeout());
+		SingletonSupplier<@Nullable PlatformTransactionManager> transactionManager = SingletonSupplier
+			.ofNullable(() -> transactionManager(properties, transactionManagers, beanFactory));
+		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
+			.of(() -> listeners.orderedStream().toList());
+		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver, transactionManager,
+				listenerList, beanFactory::resolveEmbeddedValue);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SpelKeyResolver idempotencyKeyResolver() {
+		return new SpelKeyResolver();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyStoreResolver idempotencyStoreResolver(ObjectProvider<IdempotencyStore> stores,
+			ConfigurableListableBeanFactory beanFactory) {
+		return (name) -> {
+			if (!name.isEmpty()) {
+				return beanFactory.getBean(name, IdempotencyStore.class);
+			}
+			IdempotencyStore store = stores.getIfUnique();
+			if (store == null) {
+				throw new NoIdempotencyStoreException(List.of(), stores.stream().count());
+			}
+			return store;
+		};
+	}
+
+	@Bean
+	static IdempotentMethodsVerifier idempotentMethodsVerifier() {
+		return new IdempotentMethodsVerifier();
+	}
+
+	private static @Nullable PlatformTransactionManager transactionManager(IdempotencyProperties properties,
+			ObjectProvider<PlatformTransactionManager> transactionManagers,
+			ConfigurableListableBeanFactory beanFactory) {
+		String name = properties.getTransactionManager();
+		if (name != null && !name.isBlank()) {
+			return beanFactory.getBean(name, PlatformTransactionManager.class);
+		}
+		return transactionManagers.getIfUnique();
+	}
+
+}

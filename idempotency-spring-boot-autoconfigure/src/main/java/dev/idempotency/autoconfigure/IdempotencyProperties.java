@@ -1,0 +1,169 @@
+package dev.idempotency.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+/**
+ * Configuration of {@code @Idempotent} methods.
+ *
+ * @since 0.1.0
+ */
+@ConfigurationProperties("idempotency")
+public class IdempotencyProperties {
+
+	/** Default order of the advisor: just outside Spring's transaction advisor. */
+	public static final int DEFAULT_ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 10;
+
+	/**
+	 * Whether @Idempotent methods are intercepted. When off, they run as plain methods.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * How long a processed key is remembered; must cover every way a message can come back
+	 * (broker retention, dead-letter re-drive, replays).
+	 */
+	private Duration retention = Duration.ofDays(7);
+
+	/**
+	 * How long a leased store's in-progress claim holds a key before another delivery may take it
+	 * over. Longer than the slowest processing, shorter than the broker's redelivery delay.
+	 */
+	private Duration lease = Duration.ofMinutes(5);
+
+	/**
+	 * Timeout of the transactions the interceptor opens. Zero means the transaction manager's default.
+	 */
+	private Duration transactionTimeout = Duration.ZERO;
+
+	/**
+	 * Name of the PlatformTransactionManager bean the interceptor uses. Unset means the only (or
+	 * primary) one.
+	 */
+	private @Nullable String transactionManager;
+
+	/**
+	 * Order of the @Idempotent advisor. The default runs it just outside @Transactional, which it
+	 * joins when present.
+	 */
+	private int advisorOrder = DEFAULT_ADVISOR_ORDER;
+
+	private final Store store = new Store();
+
+	private final Metrics metrics = new Metrics();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Duration getRetention() {
+		return this.retention;
+	}
+
+	public void setRetention(Duration retention) {
+		this.retention = retention;
+	}
+
+	public Duration getLease() {
+		return this.lease;
+	}
+
+	public void setLease(Duration lease) {
+		this.lease = lease;
+	}
+
+	public Duration getTransactionTimeout() {
+		return this.transactionTimeout;
+	}
+
+	public void setTransactionTimeout(Duration transactionTimeout) {
+		this.transactionTimeout = transactionTimeout;
+	}
+
+	public @Nullable String getTransactionManager() {
+		return this.transactionManager;
+	}
+
+	public void setTransactionManager(@Nullable String transactionManager) {
+		this.transactionManager = transactionManager;
+	}
+
+	public int getAdvisorOrder() {
+		return this.advisorOrder;
+	}
+
+	public void setAdvisorOrder(int advisorOrder) {
+		this.advisorOrder = advisorOrder;
+	}
+
+	public Store getStore() {
+		return this.store;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	/**
+	 * Store selection.
+	 */
+	public static class Store {
+
+		/**
+		 * Type of the default store. Unset means detected: jdbc when there is a single DataSource.
+		 * The in-memory store is used only when chosen here.
+		 */
+		private @Nullable StoreType type;
+
+		public @Nullable StoreType getType() {
+			return this.type;
+		}
+
+		public void setType(@Nullable StoreType type) {
+			this.type = type;
+		}
+
+	}
+
+	/**
+	 * Micrometer meters.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Whether outcomes and purges are recorded as Micrometer meters when a MeterRegistry exists.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+	/**
+	 * Kinds of store.
+	 */
+	public enum StoreType {
+
+		/** The dedup table in the business database (transactional mode). */
+		JDBC,
+
+		/** This JVM's memory: tests and demos only. */
+		IN_MEMORY
+
+	}
+
+}

@@ -1,0 +1,22 @@
+package dev.idempotency.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Auto-configuration of the default {@code IdempotencyStore}. The imported configurations are
+ * tried in order and the first that matches wins; a store bean of the application's own always
+ * wins.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+		"org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+@Import({ JdbcStoreConfiguration.class, InMemoryStoreConfiguration.class })
+public final class IdempotencyStoreAutoConfiguration {
+
+}

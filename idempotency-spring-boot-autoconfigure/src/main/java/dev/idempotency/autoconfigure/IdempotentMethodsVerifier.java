@@ -1,0 +1,85 @@
+package dev.idempotency.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.support.IdempotencyStoreResolver;
+import dev.idempotency.support.IdempotentMethod;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Fails start-up, rather than the first message, when an {@code @Idempotent} method has no store, a
+ * malformed annotation, or a transactional store but no transaction manager.
+ */
+class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		if (beanFactory == null) {
+			return;
+		}
+		Map<String, List<String>> methodsByStore = new LinkedHashMap<>();
+		for (String beanName : beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = beanFactory.getType(beanName, false);
+			if (type == null) {
+				continue;
+			}
+			Class<?> userType = ClassUtils.getUserClass(type);
+			Map<Method, Idempotent> methods = MethodIntrospector.selectMethods(userType,
+					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
+						.findMergedAnnotation(method, Idempotent.class));
+			methods.forEach((method, annotation) -> {
+				IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
+				methodsByStore.computeIfAbsent(annotation.store(), (store) -> new ArrayList<>())
+					.add(userType.getSimpleName() + "#" + method.getName());
+			});
+		}
+		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
+		methodsByStore.forEach((storeName, methods) -> verify(beanFactory, stores, storeName, methods));
+	}
+
+	private static void verify(ConfigurableListableBeanFactory beanFactory, IdempotencyStoreResolver stores,
+			String storeName, List<String> methods) {
+		IdempotencyStore store;
+		try {
+			store = stores.resolve(storeName);
+		}
+		catch (NoIdempotencyStoreException ex) {
+			throw new NoIdempotencyStoreException(methods, ex.getCandidates());
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw new IllegalStateException("@Idempotent(store = \"" + storeName + "\") on " + String.join(", ", methods)
+					+ " names no IdempotencyStore bean", ex);
+		}
+		if (store.isTransactional() && beanFactory.getBeanNamesForType(PlatformTransactionManager.class).length == 0) {
+			throw new IllegalStateException("Store '" + store.name() + "' used by " + String.join(", ", methods)
+					+ " claims keys inside the business transaction, but there is no PlatformTransactionManager; "
+					+ "add spring-boot-starter-jdbc (or JPA) so Spring Boot creates one");
+		}
+	}
+
+}

@@ -1,0 +1,75 @@
+package dev.idempotency.core;
+
+import java.time.Duration;
+
+/**
+ * Remembers which keys have been processed. The interceptor calls {@link #claim} before the
+ * business method and either relies on the surrounding transaction ({@link #isTransactional()}) or
+ * calls {@link #complete} / {@link #release} after it.
+ * <p>
+ * Contract for every implementation:
+ * <ul>
+ * <li>{@link #claim} is atomic: of any number of concurrent claims of one key exactly one is
+ * {@code CLAIMED}; it is decided by a unique index or {@code SET NX}, never by check-then-act.</li>
+ * <li>A duplicate is reported by result, never by an exception, and never leaves the caller's
+ * transaction unusable.</li>
+ * <li>A key whose retention has passed may be claimed again.</li>
+ * <li>Implementations are thread-safe.</li>
+ * </ul>
+ *
+ * @since 0.1.0
+ */
+public interface IdempotencyStore {
+
+	/**
+	 * Claims a key.
+	 * <p>
+	 * A transactional store writes the key as processed in the caller's current transaction, which
+	 * must be active: the record commits with the business writes or rolls back with them. A
+	 * concurrent claim of the same key blocks until that transaction ends (bounded by the database's
+	 * lock timeout) and then reports {@code DUPLICATE} or {@code CLAIMED}.
+	 * <p>
+	 * A leased store writes the key as in progress until {@code now + lease}; a key whose lease has
+	 * expired is taken over.
+	 * @param key the key, already digested if the store needs it shorter
+	 * @param lease how long an in-progress claim holds the key (leased stores only)
+	 * @param retention how long a processed key is remembered
+	 * @return the claim, never {@code null}
+	 * @throws IdempotencyStoreException if the store cannot be reached or answers an error; the
+	 * outcome is then unknown and the delivery must not be acknowledged
+	 */
+	ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention);
+
+	/**
+	 * Marks a claimed key as processed for {@code retention}. Called by the interceptor after the
+	 * business transaction committed. Transactional stores need not do anything.
+	 * @param key the claimed key
+	 * @param claim the result of the claim
+	 * @param retention how long the key is remembered
+	 */
+	default void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
+	}
+
+	/**
+	 * Gives up a claim after the work failed, so a redelivery can run it. Must only remove the
+	 * caller's own claim (compare by token). Transactional stores need not do anything: the rollback
+	 * removes the record.
+	 * @param key the claimed key
+	 * @param claim the result of the claim
+	 */
+	default void release(IdempotencyKey key, ClaimResult claim) {
+	}
+
+	/**
+	 * Whether {@link #claim} takes part in the caller's transaction (and so needs one).
+	 * @return {@code true} for stores in the business database
+	 */
+	boolean isTransactional();
+
+	/**
+	 * Short name used as the {@code store} tag of metrics, e.g. {@code jdbc}.
+	 * @return the store's name
+	 */
+	String name();
+
+}

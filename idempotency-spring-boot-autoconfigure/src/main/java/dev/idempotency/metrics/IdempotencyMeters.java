@@ -1,0 +1,37 @@
+package dev.idempotency.metrics;
+
+/**
+ * Names and tags of every meter this library registers.
+ *
+ * @since 0.1.0
+ */
+public final class IdempotencyMeters {
+
+	/**
+	 * Timer of {@code @Idempotent} invocations, from key resolution to commit, tagged
+	 * {@value #NAMESPACE_TAG}, {@value #OUTCOME_TAG} and {@value #STORE_TAG}.
+	 */
+	public static final String INVOCATIONS = "idempotency.invocations";
+
+	/** Counter of expired records deleted by the purge, tagged {@value #STORE_TAG}. */
+	public static final String PURGE_DELETED = "idempotency.purge.deleted";
+
+	/** Counter of purge runs, tagged {@value #STORE_TAG}. */
+	public static final String PURGE_RUNS = "idempotency.purge.runs";
+
+	/** The logical consumer: listener group, or {@code Class#method}. */
+	public static final String NAMESPACE_TAG = "namespace";
+
+	/** {@code processed}, {@code duplicate}, {@code failed}, {@code in_progress} or {@code rejected}. */
+	public static final String OUTCOME_TAG = "outcome";
+
+	/** The store's name: {@code jdbc}, {@code redis}, {@code in_memory}, ... */
+	public static final String STORE_TAG = "store";
+
+	/** Exception class name of failed and rejected invocations, {@code none} otherwise. */
+	public static final String EXCEPTION_TAG = "exception";
+
+	private IdempotencyMeters() {
+	}
+
+}

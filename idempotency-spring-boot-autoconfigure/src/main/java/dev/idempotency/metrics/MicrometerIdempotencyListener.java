@@ -1,0 +1,58 @@
+package dev.idempotency.metrics;
+
+import dev.idempotency.core.IdempotencyEvent;
+import dev.idempotency.core.IdempotencyListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter.MeterProvider;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Records outcomes and purges as Micrometer meters:
+ * <ul>
+ * <li>{@value IdempotencyMeters#INVOCATIONS} (timer): namespace, outcome, store, exception;</li>
+ * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
+ * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store.</li>
+ * </ul>
+ * Summing the invocation timer's counts over outcomes gives every delivery:
+ * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
+ *
+ * @since 0.1.0
+ */
+public class MicrometerIdempotencyListener implements IdempotencyListener {
+
+	private final MeterProvider<Timer> invocations;
+
+	private final MeterProvider<Counter> purgeDeleted;
+
+	private final MeterProvider<Counter> purgeRuns;
+
+	public MicrometerIdempotencyListener(MeterRegistry registry) {
+		this.invocations = Timer.builder(IdempotencyMeters.INVOCATIONS)
+			.description("@Idempotent invocations by outcome")
+			.withRegistry(registry);
+		this.purgeDeleted = Counter.builder(IdempotencyMeters.PURGE_DELETED)
+			.description("Expired idempotency records deleted by the purge")
+			.withRegistry(registry);
+		this.purgeRuns = Counter.builder(IdempotencyMeters.PURGE_RUNS)
+			.description("Purge runs of the idempotency store")
+			.withRegistry(registry);
+	}
+
+	@Override
+	public void onOutcome(IdempotencyEvent event) {
+		String exception = (event.failure() != null) ? event.failure().getClass().getSimpleName() : "none";
+		this.invocations
+			.withTags(IdempotencyMeters.NAMESPACE_TAG, event.namespace(), IdempotencyMeters.OUTCOME_TAG,
+					event.outcome().tag(), IdempotencyMeters.STORE_TAG, event.store(), IdempotencyMeters.EXCEPTION_TAG,
+					exception)
+			.record(event.duration());
+	}
+
+	@Override
+	public void onPurged(String store, int deleted) {
+		this.purgeRuns.withTags(IdempotencyMeters.STORE_TAG, store).increment();
+		this.purgeDeleted.withTags(IdempotencyMeters.STORE_TAG, store).increment(deleted);
+	}
+
+}

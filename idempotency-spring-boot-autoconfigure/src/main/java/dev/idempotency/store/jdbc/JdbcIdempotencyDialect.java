@@ -1,0 +1,194 @@
+package dev.idempotency.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Timestamp;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+
+/**
+ * How one database family inserts a record unless it is present, and deletes expired records in
+ * bounded batches. A duplicate is always judged by the affected-row count, never by catching an
+ * exception in the business transaction: on PostgreSQL a caught unique violation still aborts it.
+ *
+ * @since 0.1.0
+ */
+public enum JdbcIdempotencyDialect {
+
+	/** {@code INSERT ... ON CONFLICT DO NOTHING}; purge by {@code ctid} with {@code SKIP LOCKED}. */
+	POSTGRESQL {
+
+		@Override
+		String insertSql(String table) {
+			return INSERT.formatted(table) + " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+		}
+
+		@Override
+		int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize) {
+			return jdbc.update("DELETE FROM " + table + " WHERE ctid IN (SELECT ctid FROM " + table
+					+ " WHERE expires_at < ? LIMIT ? FOR UPDATE SKIP LOCKED)", now, batchSize);
+		}
+
+	},
+
+	/** MySQL and MariaDB: {@code INSERT IGNORE}; purge with {@code DELETE ... LIMIT}. */
+	MYSQL {
+
+		@Override
+		String insertSql(String table) {
+			return INSERT.replaceFirst("INSERT INTO", "INSERT IGNORE INTO").formatted(table);
+		}
+
+		@Override
+		int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize) {
+			return jdbc.update("DELETE FROM " + table + " WHERE expires_at < ? ORDER BY expires_at LIMIT ?", now,
+					batchSize);
+		}
+
+	},
+
+	/**
+	 * Any other database (H2, HSQLDB, Oracle, SQL Server, ...): a plain insert inside a savepoint,
+	 * rolled back to the savepoint on a duplicate key so the business transaction stays usable;
+	 * purge selects a bounded batch of keys and deletes them by primary key.
+	 */
+	GENERIC {
+
+		@Override
+		String insertSql(String table) {
+			return INSERT.formatted(table);
+		}
+
+		@Override
+		int insertIfAbsent(JdbcTemplate jdbc, String sql, Object... args) {
+			Integer inserted = jdbc.execute((ConnectionCallback<Integer>) (connection) -> insertInSavepoint(jdbc,
+					connection, sql, args));
+			return (inserted != null) ? inserted : 0;
+		}
+
+		@Override
+		int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize) {
+			List<Object[]> expired = jdbc.query((connection) -> {
+				PreparedStatement select = connection
+					.prepareStatement("SELECT namespace, idempotency_key FROM " + table + " WHERE expires_at < ?");
+				select.setTimestamp(1, now);
+				select.setMaxRows(batchSize);
+				return select;
+			}, (rs, row) -> new Object[] { rs.getString(1), rs.getString(2), now });
+			if (expired.isEmpty()) {
+				return 0;
+			}
+			int[][] deleted = jdbc.batchUpdate(
+					"DELETE FROM " + table + " WHERE namespace = ? AND idempotency_key = ? AND expires_at < ?", expired,
+					expired.size(), (ps, args) -> {
+						ps.setString(1, (String) args[0]);
+						ps.setString(2, (String) args[1]);
+						ps.setTimestamp(3, (Timestamp) args[2]);
+					});
+			int total = 0;
+			for (int[] batch : deleted) {
+				for (int count : batch) {
+					total += Math.max(count, 0);
+				}
+			}
+			return total;
+		}
+
+	};
+
+	private static final String INSERT = "INSERT INTO %s (namespace, idempotency_key, status, created_at, expires_at)"
+			+ " VALUES (?, ?, ?, ?, ?)";
+
+	/**
+	 * Returns the statement that inserts a record unless its key is present; parameters are
+	 * namespace, key, status, created-at and expires-at.
+	 */
+	abstract String insertSql(String table);
+
+	/**
+	 * Runs {@link #insertSql} in the current transaction.
+	 * @return 1 if inserted, 0 if the key was present
+	 */
+	int insertIfAbsent(JdbcTemplate jdbc, String sql, Object... args) {
+		return jdbc.update(sql, args);
+	}
+
+	/**
+	 * Deletes at most {@code batchSize} records that expired before {@code now}, in its own
+	 * short statement.
+	 * @return how many were deleted
+	 */
+	abstract int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize);
+
+	/**
+	 * Picks the dialect of a database.
+	 * @param dataSource the database
+	 * @return the dialect, {@link #GENERIC} for databases without a dedicated one
+	 */
+	public static JdbcIdempotencyDialect detect(DataSource dataSource) {
+		try {
+			String product = JdbcUtils.commonDatabaseName(
+					JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName));
+			return forProductName(product);
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Could not read the database product name to choose the idempotency "
+					+ "store's SQL dialect; is the database up?", ex);
+		}
+	}
+
+	/**
+	 * Picks the dialect of a Spring Boot database platform name ({@code postgresql}, {@code mysql},
+	 * {@code mariadb}, {@code h2}, ...).
+	 * @param platform the platform name
+	 * @return the dialect, {@link #GENERIC} for platforms without a dedicated one
+	 */
+	public static JdbcIdempotencyDialect forPlatform(String platform) {
+		return forProductName(platform);
+	}
+
+	static JdbcIdempotencyDialect forProductName(String product) {
+		if (product == null) {
+			return GENERIC;
+		}
+		String name = product.toLowerCase(java.util.Locale.ROOT);
+		if (name.contains("postgres")) {
+			return POSTGRESQL;
+		}
+		if (name.contains("mysql") || name.contains("mariadb")) {
+			return MYSQL;
+		}
+		return GENERIC;
+	}
+
+	private static int insertInSavepoint(JdbcTemplate jdbc, Connection connection, String sql, Object[] args)
+			throws SQLException {
+		Savepoint savepoint = connection.setSavepoint();
+		try (PreparedStatement insert = connection.prepareStatement(sql)) {
+			for (int i = 0; i < args.length; i++) {
+				insert.setObject(i + 1, args[i]);
+			}
+			int inserted = insert.executeUpdate();
+			connection.releaseSavepoint(savepoint);
+			return inserted;
+		}
+		catch (SQLException ex) {
+			if (jdbc.getExceptionTranslator().translate("claim", sql, ex) instanceof DuplicateKeyException) {
+				connection.rollback(savepoint);
+				return 0;
+			}
+			throw ex;
+		}
+	}
+
+}

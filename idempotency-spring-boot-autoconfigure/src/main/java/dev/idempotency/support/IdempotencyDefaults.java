@@ -1,0 +1,24 @@
+package dev.idempotency.support;
+
+import java.time.Duration;
+
+import org.springframework.util.Assert;
+
+/**
+ * Values the interceptor uses when an annotation does not set them.
+ *
+ * @param retention how long processed keys are remembered
+ * @param lease how long a leased store's in-progress claim holds a key
+ * @param transactionTimeout timeout of the transactions the interceptor opens, or {@code null} for
+ * the transaction manager's default
+ * @since 0.1.0
+ */
+public record IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout) {
+
+	public IdempotencyDefaults {
+		Assert.isTrue(!retention.isNegative() && !retention.isZero(), "retention must be positive");
+		Assert.isTrue(!lease.isNegative() && !lease.isZero(), "lease must be positive");
+		Assert.isTrue(!transactionTimeout.isNegative(), "transactionTimeout must not be negative");
+	}
+
+}

@@ -1,0 +1,96 @@
+package dev.idempotency.support;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.annotation.OnDuplicate;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * What the interceptor needs to know about one {@code @Idempotent} method, read once from its
+ * annotation.
+ *
+ * @param keyExpression the key expression, possibly empty
+ * @param namespace the explicit namespace, or {@code null} to take the delivery's
+ * @param fallbackNamespace {@code SimpleClassName#method}, used when neither is set
+ * @param retention how long processed keys are kept, or {@code null} for the default
+ * @param onDuplicate the duplicate policy
+ * @param storeName the store bean name, empty for the default store
+ * @param skippedValue what a skipped invocation returns
+ * @since 0.1.0
+ */
+public record IdempotentMethod(String keyExpression, @Nullable String namespace, String fallbackNamespace,
+		@Nullable Duration retention, OnDuplicate onDuplicate, String storeName, @Nullable Object skippedValue) {
+
+	/**
+	 * Reads the annotation of {@code method}.
+	 * @param method the method, possibly a bridge or an interface method
+	 * @param targetClass the class the method is invoked on
+	 * @param placeholders resolves {@code ${...}} in the annotation's strings
+	 * @return the metadata
+	 * @throws IllegalStateException if the method is not annotated, returns an asynchronous type, or
+	 * has a malformed retention
+	 */
+	public static IdempotentMethod of(Method method, Class<?> targetClass, StringValueResolver placeholders) {
+		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+		if (annotation == null) {
+			throw new IllegalStateException(method + " is not annotated with @Idempotent");
+		}
+		Class<?> returnType = method.getReturnType();
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
+				|| returnType.getName().startsWith("org.reactivestreams.")) {
+			throw new IllegalStateException("@Idempotent method " + method + " returns " + returnType.getSimpleName()
+					+ "; the work must finish before the transaction commits, so return a plain value");
+		}
+		String namespace = resolve(annotation.namespace(), placeholders);
+		String retention = resolve(annotation.retention(), placeholders);
+		return new IdempotentMethod(annotation.key(), namespace.isEmpty() ? null : namespace,
+				targetClass.getSimpleName() + "#" + method.getName(), parseRetention(retention, method),
+				annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType));
+	}
+
+	private static String resolve(String value, StringValueResolver placeholders) {
+		if (value.isEmpty()) {
+			return value;
+		}
+		String resolved = placeholders.resolveStringValue(value);
+		return (resolved != null) ? resolved.trim() : "";
+	}
+
+	private static @Nullable Duration parseRetention(String retention, Method method) {
+		if (retention.isEmpty()) {
+			return null;
+		}
+		try {
+			Duration duration = DurationFormatterUtils.detectAndParse(retention);
+			if (duration.isNegative() || duration.isZero()) {
+				throw new IllegalArgumentException("must be positive");
+			}
+			return duration;
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("@Idempotent(retention = \"" + retention + "\") on " + method
+					+ " is not a positive duration such as \"7d\" or \"PT12H\"", ex);
+		}
+	}
+
+	private static @Nullable Object skippedValue(Class<?> returnType) {
+		if (returnType == Optional.class) {
+			return Optional.empty();
+		}
+		if (returnType.isPrimitive() && returnType != void.class) {
+			return Array.get(Array.newInstance(returnType, 1), 0);
+		}
+		return null;
+	}
+
+}
