@@ -22,8 +22,8 @@ import org.springframework.util.Assert;
  * <li>Insert unless present (the dialect's insert-or-ignore); one affected row means claimed. The
  * primary key decides races: a second claim of a key in flight waits for the first transaction and
  * then sees the record (duplicate) or, after a rollback, inserts it (claimed).</li>
- * <li>Zero rows: the record exists. If its retention has passed and the purge has not yet removed
- * it, delete it and insert again; otherwise it is a duplicate.</li>
+ * <li>Zero rows: the record exists. If a plain read shows its retention has passed and the purge
+ * has not yet removed it, delete it and insert again; otherwise it is a duplicate.</li>
  * </ol>
  * Keys and namespaces longer than {@value #MAX_KEY_LENGTH} characters are stored as SHA-256
  * digests. Timestamps come from the application's clock.
@@ -48,6 +48,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final String insertSql;
 
+	private final String countExpiredSql;
+
 	private final String deleteExpiredSql;
 
 	/**
@@ -65,8 +67,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		this.tableName = SqlIdentifier.requireValid(tableName);
 		this.clock = clock;
 		this.insertSql = dialect.insertSql(this.tableName);
-		this.deleteExpiredSql = "DELETE FROM " + this.tableName
-				+ " WHERE namespace = ? AND idempotency_key = ? AND expires_at <= ?";
+		String expiredRecord = " WHERE namespace = ? AND idempotency_key = ? AND expires_at <= ?";
+		this.countExpiredSql = "SELECT COUNT(*) FROM " + this.tableName + expiredRecord;
+		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
 	}
 
 	/**
@@ -88,7 +91,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 			if (insert(stored, createdAt, expiresAt) == 1) {
 				return ClaimResult.claimedInTransaction();
 			}
-			if (this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
+			if (isExpired(stored, createdAt)
+					&& this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
 					&& insert(stored, createdAt, expiresAt) == 1) {
 				return ClaimResult.claimedInTransaction();
 			}
@@ -97,6 +101,14 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		catch (DataAccessException ex) {
 			throw new IdempotencyStoreException("Could not claim '" + key + "' in table " + this.tableName, ex);
 		}
+	}
+
+	private boolean isExpired(IdempotencyKey key, Timestamp now) {
+		// A plain read first: locking the live record for a DELETE that finds nothing to delete
+		// would make concurrent duplicates deadlock on MySQL (shared lock upgraded to exclusive).
+		Integer expired = this.jdbc.queryForObject(this.countExpiredSql, Integer.class, key.namespace(), key.value(),
+				now);
+		return expired != null && expired > 0;
 	}
 
 	private int insert(IdempotencyKey key, Timestamp createdAt, Timestamp expiresAt) {

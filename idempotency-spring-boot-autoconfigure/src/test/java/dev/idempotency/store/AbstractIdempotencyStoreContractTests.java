@@ -1,0 +1,155 @@
+package dev.idempotency.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.testsupport.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The contract every {@link IdempotencyStore} passes, whatever its backend. Subclasses say how the
+ * interceptor would drive the store (inside a transaction, or claim/complete/release) and add the
+ * tests of their mode.
+ */
+public abstract class AbstractIdempotencyStoreContractTests {
+
+	protected static final Duration LEASE = Duration.ofMinutes(5);
+
+	protected static final Duration RETENTION = Duration.ofDays(7);
+
+	protected final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+
+	/** The store under test, on {@link #clock}. */
+	protected abstract IdempotencyStore store();
+
+	/** Claims a key and, if granted, makes it processed, as a successful invocation would. */
+	protected abstract ClaimResult claimAndSucceed(IdempotencyKey key, Duration retention);
+
+	/** Claims a key and, if granted, gives it up, as a failed invocation would. */
+	protected abstract ClaimResult claimAndFail(IdempotencyKey key);
+
+	/** Deletes expired records. */
+	protected abstract int purgeExpired();
+
+	protected ClaimResult claimAndSucceed(IdempotencyKey key) {
+		return claimAndSucceed(key, RETENTION);
+	}
+
+	protected static IdempotencyKey key(String value) {
+		return new IdempotencyKey("contract", value);
+	}
+
+	@Test
+	void firstClaimOfAKeyIsGranted() {
+		assertThat(claimAndSucceed(key("first")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void keyIsADuplicateOnceProcessed() {
+		claimAndSucceed(key("twice"));
+		assertThat(claimAndSucceed(key("twice")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void keyCanBeClaimedAgainAfterAFailedAttempt() {
+		assertThat(claimAndFail(key("failed")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("failed")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("failed")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void sameKeyInAnotherNamespaceIsIndependent() {
+		claimAndSucceed(new IdempotencyKey("points", "order-1"));
+		assertThat(claimAndSucceed(new IdempotencyKey("shipping", "order-1")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void keysDifferingOnlyInCaseAreDistinct() {
+		claimAndSucceed(key("Order-A"));
+		assertThat(claimAndSucceed(key("order-a")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void longKeysAreDeduplicatedAndStayDistinct() {
+		String prefix = "x".repeat(5_000);
+		assertThat(claimAndSucceed(key(prefix + "1")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key(prefix + "2")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key(prefix + "1")).status()).isEqualTo(Status.DUPLICATE);
+		String longNamespace = "n".repeat(500);
+		assertThat(claimAndSucceed(new IdempotencyKey(longNamespace, "k")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(new IdempotencyKey(longNamespace, "k")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void keyIsStillADuplicateJustBeforeItsRetentionEnds() {
+		claimAndSucceed(key("retained"), Duration.ofHours(1));
+		this.clock.advance(Duration.ofMinutes(59));
+		assertThat(claimAndSucceed(key("retained")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void keyCanBeClaimedAgainAfterItsRetention() {
+		claimAndSucceed(key("expired"), Duration.ofHours(1));
+		this.clock.advance(Duration.ofHours(2));
+		assertThat(claimAndSucceed(key("expired")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("expired")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void purgeDeletesExpiredRecordsOnly() {
+		for (int i = 0; i < 3; i++) {
+			claimAndSucceed(key("short-" + i), Duration.ofHours(1));
+		}
+		claimAndSucceed(key("long-0"), Duration.ofDays(10));
+		claimAndSucceed(key("long-1"), Duration.ofDays(10));
+		this.clock.advance(Duration.ofHours(2));
+		assertThat(purgeExpired()).isEqualTo(3);
+		assertThat(purgeExpired()).isZero();
+		assertThat(claimAndSucceed(key("long-0")).status()).isEqualTo(Status.DUPLICATE);
+		assertThat(claimAndSucceed(key("long-1")).status()).isEqualTo(Status.DUPLICATE);
+		assertThat(claimAndSucceed(key("short-0")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void concurrentClaimsOfOneKeyGrantExactlyOne() throws Exception {
+		int threads = 8;
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < 20; round++) {
+				IdempotencyKey key = key("race-" + round);
+				CyclicBarrier start = new CyclicBarrier(threads);
+				List<Future<ClaimResult>> results = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					results.add(executor.submit(() -> {
+						start.await(10, TimeUnit.SECONDS);
+						return claimAndSucceed(key);
+					}));
+				}
+				int claimed = 0;
+				for (Future<ClaimResult> result : results) {
+					ClaimResult claim = result.get(30, TimeUnit.SECONDS);
+					assertThat(claim.status()).isIn(Status.CLAIMED, Status.DUPLICATE, Status.IN_PROGRESS);
+					claimed += claim.isClaimed() ? 1 : 0;
+				}
+				assertThat(claimed).as("claims granted for %s", key).isEqualTo(1);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+}

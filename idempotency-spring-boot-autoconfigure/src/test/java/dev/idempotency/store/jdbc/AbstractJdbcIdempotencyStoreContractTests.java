@@ -1,0 +1,210 @@
+package dev.idempotency.store.jdbc;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.store.AbstractIdempotencyStoreContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * The store contract for {@link JdbcIdempotencyStore} on one database, plus the transactional
+ * mode's own rules. The schema comes from the script the jar ships for the platform.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempotencyStoreContractTests {
+
+	private HikariDataSource dataSource;
+
+	private JdbcTemplate jdbc;
+
+	private TransactionTemplate transactions;
+
+	private JdbcIdempotencyStore store;
+
+	/** A fresh pool on the database under test. */
+	protected abstract HikariDataSource createDataSource();
+
+	/** Spring Boot platform name of the schema script. */
+	protected abstract String platform();
+
+	protected abstract JdbcIdempotencyDialect expectedDialect();
+
+	@BeforeAll
+	void createSchema() {
+		this.dataSource = createDataSource();
+		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
+				new ClassPathResource("dev/idempotency/store/jdbc/schema-drop-" + platform() + ".sql"),
+				new ClassPathResource("dev/idempotency/store/jdbc/schema-" + platform() + ".sql"));
+		populator.execute(this.dataSource);
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		this.store = new JdbcIdempotencyStore(this.jdbc, JdbcIdempotencyDialect.detect(this.dataSource),
+				"idempotency_record", this.clock);
+	}
+
+	@AfterAll
+	void closeDataSource() {
+		this.dataSource.close();
+	}
+
+	@BeforeEach
+	void emptyTable() {
+		this.jdbc.update("DELETE FROM idempotency_record");
+	}
+
+	@Override
+	protected IdempotencyStore store() {
+		return this.store;
+	}
+
+	@Override
+	protected ClaimResult claimAndSucceed(IdempotencyKey key, Duration retention) {
+		return this.transactions.execute((status) -> this.store.claim(key, LEASE, retention));
+	}
+
+	@Override
+	protected ClaimResult claimAndFail(IdempotencyKey key) {
+		return this.transactions.execute((status) -> {
+			ClaimResult claim = this.store.claim(key, LEASE, RETENTION);
+			status.setRollbackOnly();
+			return claim;
+		});
+	}
+
+	@Override
+	protected int purgeExpired() {
+		return new JdbcIdempotencyPurger(this.jdbc, this.store.getDialect(), "idempotency_record", this.clock, 1000, 10)
+			.purgeExpired();
+	}
+
+	@Test
+	void dialectIsDetectedFromTheDatabase() {
+		assertThat(this.store.getDialect()).isEqualTo(expectedDialect());
+	}
+
+	@Test
+	void claimOutsideATransactionIsRefused() {
+		assertThatIllegalStateException().isThrownBy(() -> this.store.claim(key("no-tx"), LEASE, RETENTION))
+			.withMessageContaining("no transaction is active");
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class)).isZero();
+	}
+
+	@Test
+	void duplicateLeavesTheBusinessTransactionUsable() {
+		claimAndSucceed(key("seen"));
+		Integer rowsAfterDuplicate = this.transactions.execute((status) -> {
+			assertThat(this.store.claim(key("seen"), LEASE, RETENTION).status()).isEqualTo(Status.DUPLICATE);
+			// On PostgreSQL a caught unique violation would make every further statement fail.
+			assertThat(this.store.claim(key("next"), LEASE, RETENTION).status()).isEqualTo(Status.CLAIMED);
+			return this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class);
+		});
+		assertThat(rowsAfterDuplicate).isEqualTo(2);
+		assertThat(claimAndSucceed(key("next")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void claimOfAKeyInFlightWaitsAndIsADuplicateOnceTheFirstCommits() throws Exception {
+		assertThat(claimWhileAnotherTransactionHoldsTheKey(key("in-flight-commit"), true)).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void claimOfAKeyInFlightWaitsAndIsGrantedOnceTheFirstRollsBack() throws Exception {
+		assertThat(claimWhileAnotherTransactionHoldsTheKey(key("in-flight-rollback"), false)).isEqualTo(Status.CLAIMED);
+	}
+
+	private Status claimWhileAnotherTransactionHoldsTheKey(IdempotencyKey key, boolean commitFirst) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(2);
+		try {
+			CountDownLatch firstClaimed = new CountDownLatch(1);
+			CountDownLatch secondStarted = new CountDownLatch(1);
+			Future<Status> first = executor.submit(() -> this.transactions.execute((status) -> {
+				Status claimed = this.store.claim(key, LEASE, RETENTION).status();
+				firstClaimed.countDown();
+				await(secondStarted);
+				sleep(300);
+				if (!commitFirst) {
+					status.setRollbackOnly();
+				}
+				return claimed;
+			}));
+			assertThat(firstClaimed.await(10, TimeUnit.SECONDS)).isTrue();
+			Future<Status> second = executor.submit(() -> this.transactions.execute((status) -> {
+				secondStarted.countDown();
+				return this.store.claim(key, LEASE, RETENTION).status();
+			}));
+			assertThat(first.get(20, TimeUnit.SECONDS)).isEqualTo(Status.CLAIMED);
+			return second.get(20, TimeUnit.SECONDS);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void purgeDeletesInBoundedBatches() {
+		for (int i = 0; i < 25; i++) {
+			claimAndSucceed(key("batch-" + i), Duration.ofMinutes(1));
+		}
+		this.clock.advance(Duration.ofMinutes(2));
+		JdbcIdempotencyPurger purger = new JdbcIdempotencyPurger(this.jdbc, this.store.getDialect(),
+				"idempotency_record", this.clock, 10, 2);
+		assertThat(purger.purgeExpired()).isEqualTo(20);
+		assertThat(purger.purgeExpired()).isEqualTo(5);
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class)).isZero();
+	}
+
+	@Test
+	void longKeysAreStoredAsSha256Digests() {
+		claimAndSucceed(key("k".repeat(1_000)));
+		String stored = this.jdbc.queryForObject("SELECT idempotency_key FROM idempotency_record", String.class);
+		assertThat(stored).startsWith(IdempotencyKey.DIGEST_PREFIX).hasSize(71);
+	}
+
+	@Test
+	void tableNameMustBeAPlainIdentifier() {
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> new JdbcIdempotencyStore(this.jdbc, expectedDialect(), "records; DROP TABLE x",
+					this.clock));
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,77 @@
+package dev.idempotency.support;
+
+import java.time.Duration;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.store.AbstractIdempotencyStoreContractTests;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The store contract, plus the leased mode's own rules, for {@link InMemoryIdempotencyStore}.
+ */
+class InMemoryIdempotencyStoreTests extends AbstractIdempotencyStoreContractTests {
+
+	private final InMemoryIdempotencyStore store = new InMemoryIdempotencyStore(this.clock);
+
+	@Override
+	protected IdempotencyStore store() {
+		return this.store;
+	}
+
+	@Override
+	protected ClaimResult claimAndSucceed(IdempotencyKey key, Duration retention) {
+		ClaimResult claim = this.store.claim(key, LEASE, retention);
+		if (claim.isClaimed()) {
+			this.store.complete(key, claim, retention);
+		}
+		return claim;
+	}
+
+	@Override
+	protected ClaimResult claimAndFail(IdempotencyKey key) {
+		ClaimResult claim = this.store.claim(key, LEASE, RETENTION);
+		if (claim.isClaimed()) {
+			this.store.release(key, claim);
+		}
+		return claim;
+	}
+
+	@Override
+	protected int purgeExpired() {
+		return this.store.purgeExpired();
+	}
+
+	@Test
+	void keyHeldUnderALeaseIsInProgress() {
+		this.store.claim(key("held"), LEASE, RETENTION);
+		assertThat(this.store.claim(key("held"), LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+	}
+
+	@Test
+	void expiredLeaseIsTakenOver() {
+		this.store.claim(key("crashed"), LEASE, RETENTION);
+		this.clock.advance(LEASE.plusSeconds(1));
+		assertThat(this.store.claim(key("crashed"), LEASE, RETENTION).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void lateWorkerCannotReleaseOrCompleteTheClaimThatTookOver() {
+		ClaimResult late = this.store.claim(key("slow"), LEASE, RETENTION);
+		this.clock.advance(LEASE.plusSeconds(1));
+		ClaimResult current = this.store.claim(key("slow"), LEASE, RETENTION);
+		this.store.release(key("slow"), late);
+		assertThat(this.store.claim(key("slow"), LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+		this.store.complete(key("slow"), late, RETENTION);
+		this.clock.advance(LEASE.plusSeconds(1));
+		assertThat(this.store.claim(key("slow"), LEASE, RETENTION).status())
+			.as("the late worker's complete must not have marked the key processed")
+			.isEqualTo(Status.CLAIMED);
+		assertThat(current.token()).isNotEqualTo(late.token());
+	}
+
+}
