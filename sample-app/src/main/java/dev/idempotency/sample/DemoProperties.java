@@ -1,0 +1,31 @@
+package dev.idempotency.sample;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings of the demo run. {@code demo.enabled} (in application.yml) switches the run on.
+ *
+ * @param orders distinct valid orders to publish
+ * @param duplicateRatio extra re-sends of already published orders (same order id, new message id),
+ * as a share of {@code orders}: 0.2 re-sends 200 of 1000
+ * @param poisonOrders orders with negative points; the credit throws every time, so they are retried
+ * and then dead-lettered
+ * @param invalidOrders orders without an order id; the key is rejected, not retried, dead-lettered
+ * @param users distinct customers the orders are spread over
+ * @param partitions partitions (and consumer threads) of the in-memory broker; an order goes to the
+ * partition of its user id, as a Kafka record keyed by user id would
+ * @param maxAttempts deliveries of one message before it is dead-lettered
+ * @param seed seed of the random order generator, so runs are repeatable
+ * @param drainTimeout how long the runner waits for the broker to deliver everything
+ * @param keepRunning whether the application stays up after the report (read by {@code main})
+ */
+@ConfigurationProperties("demo")
+public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.2") double duplicateRatio,
+		@DefaultValue("2") int poisonOrders, @DefaultValue("1") int invalidOrders, @DefaultValue("50") int users,
+		@DefaultValue("3") int partitions, @DefaultValue("3") int maxAttempts, @DefaultValue("42") long seed,
+		@DefaultValue("60s") Duration drainTimeout, @DefaultValue("false") boolean keepRunning) {
+
+}
