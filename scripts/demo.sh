@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the sample application's demo on its embedded defaults (H2, no external services).
+# Extra arguments go to the spring-boot:run step, e.g.
+#   ./scripts/demo.sh -Dspring-boot.run.arguments=--server.port=8081
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+# Install the sample app and the modules it depends on, so spring-boot:run finds them.
+./mvnw -B -q -DskipTests -pl sample-app -am install
+
+exec ./mvnw -B -q -pl sample-app spring-boot:run "$@"
