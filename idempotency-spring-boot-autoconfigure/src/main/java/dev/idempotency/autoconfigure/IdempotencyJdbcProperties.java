@@ -26,6 +26,11 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 
 	private final Purge purge = new Purge();
 
+	public IdempotencyJdbcProperties() {
+		// A dedup table that failed to be created must stop start-up, not every later message.
+		setContinueOnError(false);
+	}
+
 	public String getTableName() {
 		return this.tableName;
 	}

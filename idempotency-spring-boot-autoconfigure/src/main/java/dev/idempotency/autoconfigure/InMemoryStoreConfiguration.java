@@ -4,8 +4,8 @@ import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(IdempotencyStore.class)
-@ConditionalOnProperty(name = "idempotency.store.type", havingValue = "in-memory")
+@Conditional(StoreTypeCondition.InMemory.class)
 class InMemoryStoreConfiguration {
 
 	@Bean

@@ -15,7 +15,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
@@ -33,7 +32,7 @@ import org.springframework.util.StringUtils;
 @ConditionalOnClass({ JdbcTemplate.class, DatabaseInitializationProperties.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
-@ConditionalOnProperty(name = "idempotency.store.type", havingValue = "jdbc", matchIfMissing = true)
+@Conditional(StoreTypeCondition.Jdbc.class)
 @EnableConfigurationProperties(IdempotencyJdbcProperties.class)
 class JdbcStoreConfiguration {
 

@@ -10,7 +10,7 @@ class NoIdempotencyStoreFailureAnalyzer extends AbstractFailureAnalyzer<NoIdempo
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, NoIdempotencyStoreException cause) {
-		String methods = cause.getMethods().isEmpty() ? "" : " used by " + String.join(", ", cause.getMethods());
+		String methods = cause.getMethods().isEmpty() ? "" : " (annotated: " + String.join(", ", cause.getMethods()) + ")";
 		if (cause.getCandidates() > 1) {
 			return new FailureAnalysis(
 					"@Idempotent methods need one default IdempotencyStore, but " + cause.getCandidates()

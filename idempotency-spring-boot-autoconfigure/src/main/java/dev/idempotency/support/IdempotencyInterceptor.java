@@ -143,9 +143,14 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		}
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			transactionManager.rollback(transaction);
-			throw new IllegalStateException("@Idempotent needs transaction synchronization to acknowledge after "
-					+ "commit; the transaction manager has it switched off");
+			IllegalStateException ex = new IllegalStateException("@Idempotent needs transaction synchronization to "
+					+ "acknowledge after commit; the transaction manager has it switched off");
+			attempt.finish(ex);
+			throw ex;
 		}
+		// A transaction we opened is finished here, so a commit failure reaches the listeners; a
+		// joined one is finished by its owner's completion.
+		attempt.finishedByCaller = transaction.isNewTransaction();
 		TransactionSynchronizationManager.registerSynchronization(attempt);
 		Object result;
 		try {
@@ -154,9 +159,18 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		catch (Throwable ex) {
 			attempt.failure = ex;
 			rollback(transactionManager, transaction, ex);
+			attempt.finishIfOwned();
 			throw ex;
 		}
-		transactionManager.commit(transaction);
+		try {
+			transactionManager.commit(transaction);
+		}
+		catch (RuntimeException | Error ex) {
+			attempt.failure = ex;
+			attempt.finishIfOwned();
+			throw ex;
+		}
+		attempt.finishIfOwned();
 		return result;
 	}
 
@@ -264,6 +278,10 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 		private @Nullable Throwable failure;
 
+		private boolean finishedByCaller;
+
+		private boolean completed;
+
 		Attempt(String namespace, IdempotencyStore store, @Nullable DeliveryContext delivery, long started,
 				Supplier<List<IdempotencyListener>> listeners) {
 			this.namespace = namespace;
@@ -301,12 +319,25 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		@Override
 		public void afterCompletion(int status) {
 			if (status != STATUS_COMMITTED) {
-				releaseClaim();
+				if (status == STATUS_ROLLED_BACK) {
+					// Unknown outcome: the work may have committed, so keep the claim until its lease ends.
+					releaseClaim();
+				}
 				if (this.outcome == null || this.outcome == IdempotencyOutcome.PROCESSED) {
 					this.outcome = IdempotencyOutcome.FAILED;
 				}
 			}
-			finish(this.failure);
+			this.completed = true;
+			if (!this.finishedByCaller) {
+				finish(this.failure);
+			}
+		}
+
+		/** Tells the listeners, once the transaction this invocation opened has completed. */
+		void finishIfOwned() {
+			if (this.finishedByCaller && this.completed) {
+				finish(this.failure);
+			}
 		}
 
 		private void releaseClaim() {

@@ -11,6 +11,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.StringValueResolver;
@@ -47,7 +48,7 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 		}
 		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
-				|| returnType.getName().startsWith("org.reactivestreams.")) {
+				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType) != null) {
 			throw new IllegalStateException("@Idempotent method " + method + " returns " + returnType.getSimpleName()
 					+ "; the work must finish before the transaction commits, so return a plain value");
 		}

@@ -6,6 +6,10 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -34,9 +38,14 @@ public enum JdbcIdempotencyDialect {
 		}
 
 		@Override
-		int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize) {
+		Object timestamp(Instant instant) {
+			return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+		}
+
+		@Override
+		int purgeBatch(JdbcTemplate jdbc, String table, Object now, int batchSize) {
 			return jdbc.update("DELETE FROM " + table + " WHERE ctid IN (SELECT ctid FROM " + table
-					+ " WHERE expires_at < ? LIMIT ? FOR UPDATE SKIP LOCKED)", now, batchSize);
+					+ " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)", now, batchSize);
 		}
 
 	},
@@ -50,8 +59,14 @@ public enum JdbcIdempotencyDialect {
 		}
 
 		@Override
-		int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize) {
-			return jdbc.update("DELETE FROM " + table + " WHERE expires_at < ? ORDER BY expires_at LIMIT ?", now,
+		Object timestamp(Instant instant) {
+			// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
+			return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+		}
+
+		@Override
+		int purgeBatch(JdbcTemplate jdbc, String table, Object now, int batchSize) {
+			return jdbc.update("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?", now,
 					batchSize);
 		}
 
@@ -77,11 +92,11 @@ public enum JdbcIdempotencyDialect {
 		}
 
 		@Override
-		int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize) {
+		int purgeBatch(JdbcTemplate jdbc, String table, Object now, int batchSize) {
 			List<Object[]> expired = jdbc.query((connection) -> {
 				PreparedStatement select = connection
-					.prepareStatement("SELECT namespace, idempotency_key FROM " + table + " WHERE expires_at < ?");
-				select.setTimestamp(1, now);
+					.prepareStatement("SELECT namespace, idempotency_key FROM " + table + " WHERE expires_at <= ?");
+				select.setObject(1, now);
 				select.setMaxRows(batchSize);
 				return select;
 			}, (rs, row) -> new Object[] { rs.getString(1), rs.getString(2), now });
@@ -89,11 +104,11 @@ public enum JdbcIdempotencyDialect {
 				return 0;
 			}
 			int[][] deleted = jdbc.batchUpdate(
-					"DELETE FROM " + table + " WHERE namespace = ? AND idempotency_key = ? AND expires_at < ?", expired,
+					"DELETE FROM " + table + " WHERE namespace = ? AND idempotency_key = ? AND expires_at <= ?", expired,
 					expired.size(), (ps, args) -> {
 						ps.setString(1, (String) args[0]);
 						ps.setString(2, (String) args[1]);
-						ps.setTimestamp(3, (Timestamp) args[2]);
+						ps.setObject(3, args[2]);
 					});
 			int total = 0;
 			for (int[] batch : deleted) {
@@ -106,6 +121,9 @@ public enum JdbcIdempotencyDialect {
 
 	};
 
+	/** SQL standard state of a unique constraint violation. */
+	private static final String UNIQUE_VIOLATION = "23505";
+
 	private static final String INSERT = "INSERT INTO %s (namespace, idempotency_key, status, created_at, expires_at)"
 			+ " VALUES (?, ?, ?, ?, ?)";
 
@@ -114,6 +132,14 @@ public enum JdbcIdempotencyDialect {
 	 * namespace, key, status, created-at and expires-at.
 	 */
 	abstract String insertSql(String table);
+
+	/**
+	 * Converts an instant to the bind value of a timestamp column, so that every instance stores and
+	 * compares the same point in time whatever its JVM's time zone.
+	 */
+	Object timestamp(Instant instant) {
+		return Timestamp.from(instant);
+	}
 
 	/**
 	 * Runs {@link #insertSql} in the current transaction.
@@ -128,7 +154,7 @@ public enum JdbcIdempotencyDialect {
 	 * short statement.
 	 * @return how many were deleted
 	 */
-	abstract int purgeBatch(JdbcTemplate jdbc, String table, Timestamp now, int batchSize);
+	abstract int purgeBatch(JdbcTemplate jdbc, String table, Object now, int batchSize);
 
 	/**
 	 * Picks the dialect of a database.
@@ -183,7 +209,8 @@ public enum JdbcIdempotencyDialect {
 			return inserted;
 		}
 		catch (SQLException ex) {
-			if (jdbc.getExceptionTranslator().translate("claim", sql, ex) instanceof DuplicateKeyException) {
+			if (UNIQUE_VIOLATION.equals(ex.getSQLState())
+					|| jdbc.getExceptionTranslator().translate("claim", sql, ex) instanceof DuplicateKeyException) {
 				connection.rollback(savepoint);
 				return 0;
 			}

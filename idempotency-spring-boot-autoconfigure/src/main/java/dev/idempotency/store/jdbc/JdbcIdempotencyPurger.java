@@ -1,6 +1,5 @@
 package dev.idempotency.store.jdbc;
 
-import java.sql.Timestamp;
 import java.time.Clock;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -54,7 +53,7 @@ public class JdbcIdempotencyPurger {
 	 * @return how many records were deleted
 	 */
 	public int purgeExpired() {
-		Timestamp now = Timestamp.from(this.clock.instant());
+		Object now = this.dialect.timestamp(this.clock.instant());
 		int total = 0;
 		for (int batch = 0; batch < this.maxBatches; batch++) {
 			int deleted = this.dialect.purgeBatch(this.jdbc, this.tableName, now, this.batchSize);

@@ -1,6 +1,5 @@
 package dev.idempotency.store.jdbc;
 
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +25,7 @@ import org.springframework.util.Assert;
  * has not yet removed it, delete it and insert again; otherwise it is a duplicate.</li>
  * </ol>
  * Keys and namespaces longer than {@value #MAX_KEY_LENGTH} characters are stored as SHA-256
- * digests. Timestamps come from the application's clock.
+ * digests. Timestamps come from the application's clock and are stored in UTC.
  *
  * @since 0.1.0
  */
@@ -85,8 +84,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		}
 		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
 		Instant now = this.clock.instant();
-		Timestamp createdAt = Timestamp.from(now);
-		Timestamp expiresAt = Timestamp.from(now.plus(retention));
+		Object createdAt = this.dialect.timestamp(now);
+		Object expiresAt = this.dialect.timestamp(now.plus(retention));
 		try {
 			if (insert(stored, createdAt, expiresAt) == 1) {
 				return ClaimResult.claimedInTransaction();
@@ -103,7 +102,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		}
 	}
 
-	private boolean isExpired(IdempotencyKey key, Timestamp now) {
+	private boolean isExpired(IdempotencyKey key, Object now) {
 		// A plain read first: locking the live record for a DELETE that finds nothing to delete
 		// would make concurrent duplicates deadlock on MySQL (shared lock upgraded to exclusive).
 		Integer expired = this.jdbc.queryForObject(this.countExpiredSql, Integer.class, key.namespace(), key.value(),
@@ -111,7 +110,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		return expired != null && expired > 0;
 	}
 
-	private int insert(IdempotencyKey key, Timestamp createdAt, Timestamp expiresAt) {
+	private int insert(IdempotencyKey key, Object createdAt, Object expiresAt) {
 		return this.dialect.insertIfAbsent(this.jdbc, this.insertSql, key.namespace(), key.value(), COMPLETED,
 				createdAt, expiresAt);
 	}
