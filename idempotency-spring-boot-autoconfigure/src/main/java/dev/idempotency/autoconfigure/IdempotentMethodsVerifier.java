@@ -53,8 +53,8 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
 						.findMergedAnnotation(method, Idempotent.class));
 			methods.forEach((method, annotation) -> {
-				IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
-				methodsByStore.computeIfAbsent(annotation.store(), (store) -> new ArrayList<>())
+				IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
+				methodsByStore.computeIfAbsent(metadata.storeName(), (store) -> new ArrayList<>())
 					.add(userType.getSimpleName() + "#" + method.getName());
 			});
 		}

@@ -9,8 +9,8 @@ import org.springframework.util.Assert;
  *
  * @param retention how long processed keys are remembered
  * @param lease how long a leased store's in-progress claim holds a key
- * @param transactionTimeout timeout of the transactions the interceptor opens, or {@code null} for
- * the transaction manager's default
+ * @param transactionTimeout timeout of the transactions the interceptor opens; zero means the
+ * transaction manager's default
  * @since 0.1.0
  */
 public record IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout) {

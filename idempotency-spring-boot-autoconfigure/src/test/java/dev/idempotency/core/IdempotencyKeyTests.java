@@ -1,0 +1,116 @@
+package dev.idempotency.core;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.NullSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+/**
+ * Tests for {@link IdempotencyKey}.
+ */
+class IdempotencyKeyTests {
+
+	private static final String DIGEST = "sha256:[0-9a-f]{64}";
+
+	@ParameterizedTest
+	@NullSource
+	@ValueSource(strings = { "", " ", "\t\n" })
+	void blankNamespaceIsRejected(String namespace) {
+		assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
+			.isThrownBy(() -> new IdempotencyKey(namespace, "order-1"))
+			.withMessageContaining("namespace");
+	}
+
+	@ParameterizedTest
+	@NullSource
+	@ValueSource(strings = { "", " ", "\t\n" })
+	void blankValueIsRejected(String value) {
+		assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
+			.isThrownBy(() -> new IdempotencyKey("points", value))
+			.withMessageContaining("points");
+	}
+
+	@Test
+	void keysAreEqualByNamespaceAndValue() {
+		assertThat(new IdempotencyKey("points", "order-1")).isEqualTo(new IdempotencyKey("points", "order-1"))
+			.hasSameHashCodeAs(new IdempotencyKey("points", "order-1"))
+			.isNotEqualTo(new IdempotencyKey("shipping", "order-1"))
+			.hasToString("points:order-1");
+	}
+
+	@Test
+	void digestedBeyondLeavesShortKeysAlone() {
+		IdempotencyKey key = new IdempotencyKey("points", "order-1");
+		assertThat(key.digestedBeyond(255)).isSameAs(key);
+	}
+
+	@Test
+	void digestedBeyondKeepsAPartOfExactlyMaxLengthVerbatim() {
+		IdempotencyKey key = new IdempotencyKey("points", "x".repeat(100));
+		assertThat(key.digestedBeyond(100)).isSameAs(key);
+	}
+
+	@Test
+	void digestedBeyondDigestsALongValueAsSha256Hex() throws Exception {
+		String value = "x".repeat(101);
+		IdempotencyKey digested = new IdempotencyKey("points", value).digestedBeyond(100);
+		assertThat(digested.namespace()).isEqualTo("points");
+		assertThat(digested.value()).matches(DIGEST)
+			.hasSize(71)
+			.isEqualTo("sha256:" + HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8))));
+	}
+
+	@Test
+	void digestedBeyondDigestsALongNamespaceAndKeepsAShortValue() {
+		IdempotencyKey digested = new IdempotencyKey("n".repeat(200), "order-1").digestedBeyond(100);
+		assertThat(digested.namespace()).matches(DIGEST);
+		assertThat(digested.value()).isEqualTo("order-1");
+	}
+
+	@Test
+	void differentLongKeysGiveDifferentDigests() {
+		String prefix = "y".repeat(300);
+		assertThat(new IdempotencyKey("points", prefix + "a").digestedBeyond(100))
+			.isNotEqualTo(new IdempotencyKey("points", prefix + "b").digestedBeyond(100));
+	}
+
+	@Test
+	void sameLongKeyGivesTheSameDigest() {
+		String value = "z".repeat(300);
+		assertThat(new IdempotencyKey("points", value).digestedBeyond(100))
+			.isEqualTo(new IdempotencyKey("points", value).digestedBeyond(100));
+	}
+
+	@Test
+	void digestHandlesNonAsciiKeysByTheirUtf8Bytes() {
+		String value = "é".repeat(150);
+		assertThat(new IdempotencyKey("points", value).digestedBeyond(100).value()).matches(DIGEST)
+			.isNotEqualTo(new IdempotencyKey("points", "e".repeat(150)).digestedBeyond(100).value());
+	}
+
+	@Test
+	void digestedKeyFitsTheSmallestAllowedMaxLength() {
+		IdempotencyKey digested = new IdempotencyKey("n".repeat(500), "v".repeat(500)).digestedBeyond(71);
+		assertThat(digested.namespace()).hasSize(71);
+		assertThat(digested.value()).hasSize(71);
+		assertThat(digested.digestedBeyond(71)).isSameAs(digested);
+	}
+
+	@Test
+	void maxLengthTooShortToHoldADigestIsRejected() {
+		IdempotencyKey key = new IdempotencyKey("points", "order-1");
+		assertThatIllegalArgumentException().isThrownBy(() -> key.digestedBeyond(70)).withMessageContaining("71");
+		assertThatNoException().isThrownBy(() -> key.digestedBeyond(71));
+	}
+
+}
