@@ -2,6 +2,7 @@ package dev.idempotency.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +10,11 @@ import java.util.Map;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.support.IdempotencyStoreResolver;
+import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.IdempotentMethod;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.framework.Advised;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -25,7 +28,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Fails start-up, rather than the first message, when an {@code @Idempotent} method has no store, a
- * malformed annotation, or a transactional store but no transaction manager.
+ * malformed annotation, a transactional store but no transaction manager, or a bean that is not
+ * proxied.
  */
 class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
 
@@ -52,6 +56,9 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 			Map<Method, Idempotent> methods = MethodIntrospector.selectMethods(userType,
 					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
 						.findMergedAnnotation(method, Idempotent.class));
+			if (!methods.isEmpty()) {
+				verifyAdvised(beanFactory, beanName, userType);
+			}
 			methods.forEach((method, annotation) -> {
 				IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
 				methodsByStore.computeIfAbsent(metadata.storeName(), (store) -> new ArrayList<>())
@@ -60,6 +67,24 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 		}
 		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
 		methodsByStore.forEach((storeName, methods) -> verify(beanFactory, stores, storeName, methods));
+	}
+
+	/**
+	 * An unproxied bean would run its {@code @Idempotent} methods without deduplication, silently.
+	 */
+	private static void verifyAdvised(ConfigurableListableBeanFactory beanFactory, String beanName, Class<?> type) {
+		Object bean = beanFactory.getSingleton(beanName);
+		if (bean == null) {
+			return;
+		}
+		boolean advised = bean instanceof Advised proxy
+				&& Arrays.stream(proxy.getAdvisors()).anyMatch(IdempotentAdvisor.class::isInstance);
+		if (!advised) {
+			throw new IllegalStateException("Bean '" + beanName + "' (" + type.getName() + ") has @Idempotent methods "
+					+ "but is not proxied, so they would run without deduplication. Spring AOP auto-proxying is "
+					+ "off (spring.aop.auto=false?): turn it on, or declare @EnableTransactionManagement or "
+					+ "@EnableAspectJAutoProxy yourself.");
+		}
 	}
 
 	private static void verify(ConfigurableListableBeanFactory beanFactory, IdempotencyStoreResolver stores,

@@ -1,0 +1,323 @@
+package dev.idempotency.architecture;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import com.tngtech.archunit.library.dependencies.Slices;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ClassPathResource;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMethods;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The package walls of DESIGN.md §4 and Spring Boot's auto-configuration style, checked on the
+ * main classes of this module. Every rule refuses to pass over zero classes.
+ */
+class ArchitectureTests {
+
+	private static final String ROOT = "dev.idempotency";
+
+	private static final String ANNOTATION = ROOT + ".annotation..";
+
+	private static final String CORE = ROOT + ".core..";
+
+	private static final String SUPPORT = ROOT + ".support..";
+
+	private static final String AUTOCONFIGURE = ROOT + ".autoconfigure..";
+
+	/** Adapters: each store, each transport, the outbox and the meters. */
+	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
+			ROOT + ".outbox..", ROOT + ".metrics.." };
+
+	private static JavaClasses classes;
+
+	@BeforeAll
+	static void importMainClasses() {
+		classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+			.importPackages(ROOT);
+		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
+		for (String layer : List.of("annotation", "core", "support", "store.jdbc", "metrics", "autoconfigure")) {
+			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
+		}
+	}
+
+	@Test
+	void onlyAutoconfigureDependsOnSpringBoot() {
+		check(noClasses().that()
+			.resideOutsideOfPackage(AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework.boot.."));
+	}
+
+	@Test
+	void annotationDependsOnNothingOfOursAndNoSpring() {
+		check(classes().that()
+			.resideInAPackage(ANNOTATION)
+			.should()
+			.onlyDependOnClassesThat()
+			.resideInAnyPackage("java..", "org.jspecify..", ANNOTATION));
+	}
+
+	@Test
+	void coreDependsOnlyOnAnnotation() {
+		check(classes().that()
+			.resideInAPackage(CORE)
+			.should()
+			.onlyDependOnClassesThat()
+			.resideInAnyPackage("java..", "org.jspecify..", ANNOTATION, CORE));
+	}
+
+	@Test
+	void supportDoesNotDependOnAdaptersOrAutoconfigure() {
+		check(noClasses().that()
+			.resideInAPackage(SUPPORT)
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage(concat(ADAPTERS, AUTOCONFIGURE)));
+	}
+
+	@Test
+	void adaptersDoNotDependOnEachOther() {
+		assertThat(Slices.assignedFrom(new AdapterSlices()).transform(classes)).as("adapter slices").hasSizeGreaterThan(1);
+		check(slices().assignedFrom(new AdapterSlices()).should().notDependOnEachOther());
+	}
+
+	@Test
+	void adaptersDoNotDependOnAutoconfigure() {
+		check(noClasses().that()
+			.resideInAnyPackage(ADAPTERS)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage(AUTOCONFIGURE));
+	}
+
+	@Test
+	void onlyTheJdbcStoreUsesSpringJdbc() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".store.jdbc..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework.jdbc.."));
+	}
+
+	@Test
+	void onlyMetricsUsesMicrometer() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".metrics..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("io.micrometer.."));
+	}
+
+	@Test
+	void onlyKafkaAndTheOutboxUseSpringKafka() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework.kafka.."));
+	}
+
+	@Test
+	void onlyRedisPackagesUseSpringDataRedis() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework.data.redis.."));
+	}
+
+	@Test
+	void onlyTheRedissonStoreUsesRedisson() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".store.redisson..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.redisson.."));
+	}
+
+	@Test
+	void autoConfigurationsArePublicAndFinal() {
+		check(classes().that()
+			.areAnnotatedWith(AutoConfiguration.class)
+			.should()
+			.bePublic()
+			.andShould()
+			.haveModifier(JavaModifier.FINAL));
+	}
+
+	@Test
+	void autoConfigurationsAreListedInTheImportsFile() throws IOException {
+		List<String> listed;
+		try (InputStream in = new ClassPathResource(
+				"META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")
+			.getInputStream()) {
+			listed = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+				.map(String::trim)
+				.filter((line) -> !line.isEmpty() && !line.startsWith("#"))
+				.toList();
+		}
+		List<String> annotated = classes.stream()
+			.filter((javaClass) -> javaClass.isAnnotatedWith(AutoConfiguration.class))
+			.map(JavaClass::getName)
+			.toList();
+		assertThat(annotated).isNotEmpty();
+		assertThat(listed).containsExactlyInAnyOrderElementsOf(annotated);
+	}
+
+	@Test
+	void importedConfigurationsArePackagePrivate() {
+		check(classes().that()
+			.resideInAPackage(AUTOCONFIGURE)
+			.and()
+			.areAnnotatedWith(Configuration.class)
+			.and()
+			.areNotAnnotatedWith(AutoConfiguration.class)
+			.should()
+			.bePackagePrivate());
+	}
+
+	@Test
+	void importedConfigurationsDoNotProxyBeanMethods() {
+		check(classes().that()
+			.resideInAPackage(AUTOCONFIGURE)
+			.and()
+			.areAnnotatedWith(Configuration.class)
+			.should(new NotProxyBeanMethods()));
+	}
+
+	@Test
+	void beanMethodsInAutoconfigureAreNotPublic() {
+		check(methods().that()
+			.areAnnotatedWith(Bean.class)
+			.and()
+			.areDeclaredInClassesThat()
+			.resideInAPackage(AUTOCONFIGURE)
+			.should()
+			.notBePublic());
+	}
+
+	@Test
+	void beanMethodsAreNotConditionalOnClass() {
+		check(noMethods().that()
+			.areAnnotatedWith(Bean.class)
+			.and()
+			.areDeclaredInClassesThat()
+			.resideInAPackage(AUTOCONFIGURE)
+			.should()
+			.beAnnotatedWith(ConditionalOnClass.class));
+	}
+
+	@Test
+	void conditionalOnMissingBeanDoesNotRepeatTheReturnType() {
+		check(methods().that()
+			.areAnnotatedWith(Bean.class)
+			.and()
+			.areAnnotatedWith(ConditionalOnMissingBean.class)
+			.and()
+			.areDeclaredInClassesThat()
+			.resideInAPackage(AUTOCONFIGURE)
+			.should(new NotRepeatReturnTypeInConditionalOnMissingBean()));
+	}
+
+	private static void check(ArchRule rule) {
+		rule.allowEmptyShould(false).check(classes);
+	}
+
+	private static String[] concat(String[] packages, String... more) {
+		String[] all = Arrays.copyOf(packages, packages.length + more.length);
+		System.arraycopy(more, 0, all, packages.length, more.length);
+		return all;
+	}
+
+	/**
+	 * Slices of the adapters: every store backend is one of its own (store.jdbc, store.redis, ...),
+	 * as are kafka, redis, outbox and metrics; other packages are not sliced.
+	 */
+	private static final class AdapterSlices implements SliceAssignment {
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+			String packageName = javaClass.getPackageName();
+			if (!packageName.startsWith(ROOT + ".")) {
+				return SliceIdentifier.ignore();
+			}
+			String[] segments = packageName.substring(ROOT.length() + 1).split("\\.");
+			return switch (segments[0]) {
+				case "store" -> SliceIdentifier.of("store." + ((segments.length > 1) ? segments[1] : ""));
+				case "kafka", "redis", "outbox", "metrics" -> SliceIdentifier.of(segments[0]);
+				default -> SliceIdentifier.ignore();
+			};
+		}
+
+		@Override
+		public String getDescription() {
+			return "adapters (each store backend, kafka, redis, outbox, metrics)";
+		}
+
+	}
+
+	/** Declares {@code @Configuration(proxyBeanMethods = false)}. */
+	private static final class NotProxyBeanMethods extends ArchCondition<JavaClass> {
+
+		NotProxyBeanMethods() {
+			super("declare @Configuration(proxyBeanMethods = false)");
+		}
+
+		@Override
+		public void check(JavaClass javaClass, ConditionEvents events) {
+			boolean proxies = javaClass.getAnnotationOfType(Configuration.class).proxyBeanMethods();
+			events.add(new SimpleConditionEvent(javaClass, !proxies,
+					javaClass.getName() + " has proxyBeanMethods = " + proxies));
+		}
+
+	}
+
+	/** Boot's rule: {@code @ConditionalOnMissingBean} alone already means the return type. */
+	private static final class NotRepeatReturnTypeInConditionalOnMissingBean extends ArchCondition<JavaMethod> {
+
+		NotRepeatReturnTypeInConditionalOnMissingBean() {
+			super("not name only their own return type in @ConditionalOnMissingBean");
+		}
+
+		@Override
+		public void check(JavaMethod method, ConditionEvents events) {
+			ConditionalOnMissingBean condition = method.getAnnotationOfType(ConditionalOnMissingBean.class);
+			String returnType = method.getRawReturnType().getName();
+			boolean repeats = (condition.value().length == 1 && condition.value()[0].getName().equals(returnType))
+					|| (condition.type().length == 1 && condition.type()[0].equals(returnType));
+			events.add(new SimpleConditionEvent(method, !repeats,
+					method.getFullName() + " repeats its return type in @ConditionalOnMissingBean"));
+		}
+
+	}
+
+}

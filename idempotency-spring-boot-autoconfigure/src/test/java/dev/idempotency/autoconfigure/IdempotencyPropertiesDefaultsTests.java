@@ -1,0 +1,146 @@
+package dev.idempotency.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+
+import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.mock.env.MockEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Pins every default of {@link IdempotencyProperties} and {@link IdempotencyJdbcProperties}: they
+ * live in the field initialisers and nowhere else.
+ */
+class IdempotencyPropertiesDefaultsTests {
+
+	private final IdempotencyProperties properties = new IdempotencyProperties();
+
+	private final IdempotencyJdbcProperties jdbc = new IdempotencyJdbcProperties();
+
+	@Test
+	void interceptionIsEnabled() {
+		assertThat(this.properties.isEnabled()).isTrue();
+	}
+
+	@Test
+	void retentionIsSevenDays() {
+		assertThat(this.properties.getRetention()).isEqualTo(Duration.ofDays(7));
+	}
+
+	@Test
+	void leaseIsFiveMinutes() {
+		assertThat(this.properties.getLease()).isEqualTo(Duration.ofMinutes(5));
+	}
+
+	@Test
+	void transactionTimeoutIsTheTransactionManagersDefault() {
+		assertThat(this.properties.getTransactionTimeout()).isEqualTo(Duration.ZERO);
+	}
+
+	@Test
+	void transactionManagerIsTheOnlyOrPrimaryOne() {
+		assertThat(this.properties.getTransactionManager()).isNull();
+	}
+
+	@Test
+	void advisorRunsJustOutsideTransactionalAdvice() {
+		assertThat(this.properties.getAdvisorOrder()).isEqualTo(Ordered.LOWEST_PRECEDENCE - 10)
+			.isEqualTo(IdempotencyProperties.DEFAULT_ADVISOR_ORDER);
+	}
+
+	@Test
+	void storeTypeIsDetected() {
+		assertThat(this.properties.getStore().getType()).isNull();
+	}
+
+	@Test
+	void metricsAreEnabled() {
+		assertThat(this.properties.getMetrics().isEnabled()).isTrue();
+	}
+
+	@Test
+	void jdbcTableIsIdempotencyRecord() {
+		assertThat(this.jdbc.getTableName()).isEqualTo("idempotency_record");
+	}
+
+	@Test
+	void jdbcSchemaIsInitializedOnlyForEmbeddedDatabases() {
+		assertThat(this.jdbc.getInitializeSchema()).isEqualTo(DatabaseInitializationMode.EMBEDDED);
+	}
+
+	@Test
+	void jdbcSchemaIsTheShippedScriptOfTheDetectedPlatform() {
+		assertThat(this.jdbc.getSchema()).isEqualTo(IdempotencyJdbcProperties.DEFAULT_SCHEMA_LOCATION)
+			.isEqualTo("classpath:dev/idempotency/store/jdbc/schema-@@platform@@.sql");
+		assertThat(this.jdbc.getDefaultSchemaLocation()).isEqualTo(IdempotencyJdbcProperties.DEFAULT_SCHEMA_LOCATION);
+		assertThat(this.jdbc.getPlatform()).isNull();
+	}
+
+	@Test
+	void shippedSchemaScriptsExistForEveryDialect() {
+		for (String platform : List.of("h2", "postgresql", "mysql", "mariadb")) {
+			String location = IdempotencyJdbcProperties.DEFAULT_SCHEMA_LOCATION.replace("@@platform@@", platform)
+				.substring("classpath:".length());
+			assertThat(new ClassPathResource(location).exists()).as(location).isTrue();
+		}
+	}
+
+	@Test
+	void purgeIsEnabled() {
+		assertThat(this.jdbc.getPurge().isEnabled()).isTrue();
+	}
+
+	@Test
+	void purgeRunsEveryTenMinutes() {
+		assertThat(this.jdbc.getPurge().getInterval()).isEqualTo(Duration.ofMinutes(10));
+	}
+
+	@Test
+	void purgeDeletesAThousandRowsPerStatement() {
+		assertThat(this.jdbc.getPurge().getBatchSize()).isEqualTo(1000);
+	}
+
+	@Test
+	void purgeRunsAHundredStatementsAtMost() {
+		assertThat(this.jdbc.getPurge().getMaxBatchesPerRun()).isEqualTo(100);
+	}
+
+	@Test
+	void continueOnErrorDefaultIsTheDocumentedOne() throws IOException {
+		Object documented;
+		try (InputStream json = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
+			List<Object> defaults = JsonPath.parse(new String(json.readAllBytes(), StandardCharsets.UTF_8))
+				.read("$.properties[?(@.name == 'idempotency.jdbc.continue-on-error')].defaultValue");
+			documented = defaults.get(0);
+		}
+		assertThat(this.jdbc.isContinueOnError()).isEqualTo(documented);
+	}
+
+	@Test
+	void bindingAnEmptyEnvironmentKeepsTheDefaults() {
+		Binder binder = Binder.get(new MockEnvironment());
+		IdempotencyProperties bound = binder.bindOrCreate("idempotency", IdempotencyProperties.class);
+		assertThat(bound).usingRecursiveComparison().isEqualTo(new IdempotencyProperties());
+		IdempotencyJdbcProperties boundJdbc = binder.bindOrCreate("idempotency.jdbc", IdempotencyJdbcProperties.class);
+		assertThat(boundJdbc).usingRecursiveComparison().isEqualTo(new IdempotencyJdbcProperties());
+	}
+
+	@Test
+	void bindingAnEmptyEnvironmentKeepsTheAdvisorOrder() {
+		// The advisor binds its order by hand, early; it must see the same default.
+		assertThat(Binder.get(new MockEnvironment())
+			.bindOrCreate("idempotency", IdempotencyProperties.class)
+			.getAdvisorOrder()).isEqualTo(IdempotencyProperties.DEFAULT_ADVISOR_ORDER);
+	}
+
+}
