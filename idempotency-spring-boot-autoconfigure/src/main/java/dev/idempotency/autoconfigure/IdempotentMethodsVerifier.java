@@ -47,6 +47,7 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 			return;
 		}
 		Map<String, List<String>> methodsByStore = new LinkedHashMap<>();
+		Map<String, Class<?>> advisedBeans = new LinkedHashMap<>();
 		for (String beanName : beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = beanFactory.getType(beanName, false);
 			if (type == null) {
@@ -57,7 +58,7 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
 						.findMergedAnnotation(method, Idempotent.class));
 			if (!methods.isEmpty()) {
-				verifyAdvised(beanFactory, beanName, userType);
+				advisedBeans.put(beanName, userType);
 			}
 			methods.forEach((method, annotation) -> {
 				IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
@@ -67,6 +68,7 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 		}
 		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
 		methodsByStore.forEach((storeName, methods) -> verify(beanFactory, stores, storeName, methods));
+		advisedBeans.forEach((beanName, type) -> verifyAdvised(beanFactory, beanName, type));
 	}
 
 	/**

@@ -349,7 +349,6 @@ class IdempotencyAutoConfigurationTests {
 			.withBean(CountingHandler.class)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
-				.rootCause()
 				.hasMessageContaining("is not proxied")
 				.hasMessageContaining("spring.aop.auto"));
 	}
