@@ -2,6 +2,7 @@ package dev.idempotency.autoconfigure;
 
 import java.util.List;
 
+import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
@@ -55,15 +56,18 @@ public final class IdempotencyAutoConfiguration {
 	IdempotencyInterceptor idempotencyInterceptor(IdempotencyProperties properties, KeyResolver keyResolver,
 			IdempotencyStoreResolver idempotencyStoreResolver,
 			ObjectProvider<PlatformTransactionManager> transactionManagers,
-			ObjectProvider<IdempotencyListener> listeners, ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<ArgumentAcknowledgerResolver> acknowledgers,
+			ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
 				properties.getTransactionTimeout());
 		SingletonSupplier<@Nullable PlatformTransactionManager> transactionManager = SingletonSupplier
 			.ofNullable(() -> transactionManager(properties, transactionManagers, beanFactory));
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
 			.of(() -> listeners.orderedStream().toList());
+		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier
+			.of(() -> acknowledgers.orderedStream().toList());
 		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver, transactionManager,
-				listenerList, beanFactory::resolveEmbeddedValue);
+				listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList);
 	}
 
 	@Bean

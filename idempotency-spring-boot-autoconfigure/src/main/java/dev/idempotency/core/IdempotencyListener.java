@@ -24,4 +24,14 @@ public interface IdempotencyListener {
 	default void onPurged(String store, int deleted) {
 	}
 
+	/**
+	 * Called after a transport adapter published a message that could not be processed to its
+	 * dead-letter destination (and before the original is acknowledged).
+	 * @param source the topic or stream the message came from
+	 * @param destination the dead-letter topic or stream
+	 * @param cause why the message was given up
+	 */
+	default void onDeadLettered(String source, String destination, Throwable cause) {
+	}
+
 }

@@ -19,6 +19,18 @@ public final class IdempotencyMeters {
 	/** Counter of purge runs, tagged {@value #STORE_TAG}. */
 	public static final String PURGE_RUNS = "idempotency.purge.runs";
 
+	/**
+	 * Counter of messages published to a dead-letter destination, tagged {@value #SOURCE_TAG},
+	 * {@value #DESTINATION_TAG} and {@value #EXCEPTION_TAG}.
+	 */
+	public static final String DEAD_LETTERED = "idempotency.dead.lettered";
+
+	/** The topic or stream a dead-lettered message came from. */
+	public static final String SOURCE_TAG = "source";
+
+	/** The dead-letter topic or stream. */
+	public static final String DESTINATION_TAG = "destination";
+
 	/** The logical consumer: listener group, or {@code Class#method}. */
 	public static final String NAMESPACE_TAG = "namespace";
 

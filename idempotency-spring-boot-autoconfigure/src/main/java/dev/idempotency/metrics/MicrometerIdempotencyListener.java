@@ -12,7 +12,8 @@ import io.micrometer.core.instrument.Timer;
  * <ul>
  * <li>{@value IdempotencyMeters#INVOCATIONS} (timer): namespace, outcome, store, exception;</li>
  * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
- * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store.</li>
+ * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store;</li>
+ * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception.</li>
  * </ul>
  * Summing the invocation timer's counts over outcomes gives every delivery:
  * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
@@ -27,6 +28,8 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 
 	private final MeterProvider<Counter> purgeRuns;
 
+	private final MeterProvider<Counter> deadLettered;
+
 	public MicrometerIdempotencyListener(MeterRegistry registry) {
 		this.invocations = Timer.builder(IdempotencyMeters.INVOCATIONS)
 			.description("@Idempotent invocations by outcome")
@@ -36,6 +39,9 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 			.withRegistry(registry);
 		this.purgeRuns = Counter.builder(IdempotencyMeters.PURGE_RUNS)
 			.description("Purge runs of the idempotency store")
+			.withRegistry(registry);
+		this.deadLettered = Counter.builder(IdempotencyMeters.DEAD_LETTERED)
+			.description("Messages published to a dead-letter destination")
 			.withRegistry(registry);
 	}
 
@@ -53,6 +59,22 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 	public void onPurged(String store, int deleted) {
 		this.purgeRuns.withTags(IdempotencyMeters.STORE_TAG, store).increment();
 		this.purgeDeleted.withTags(IdempotencyMeters.STORE_TAG, store).increment(deleted);
+	}
+
+	@Override
+	public void onDeadLettered(String source, String destination, Throwable cause) {
+		this.deadLettered
+			.withTags(IdempotencyMeters.SOURCE_TAG, source, IdempotencyMeters.DESTINATION_TAG, destination,
+					IdempotencyMeters.EXCEPTION_TAG, rootCause(cause).getClass().getSimpleName())
+			.increment();
+	}
+
+	private static Throwable rootCause(Throwable throwable) {
+		Throwable root = throwable;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return root;
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import dev.idempotency.annotation.OnDuplicate;
+import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
@@ -19,6 +20,7 @@ import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.KeyResolver;
+import dev.idempotency.core.MessageAcknowledger;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -63,6 +65,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	private final StringValueResolver placeholders;
 
+	private final Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers;
+
 	private final Map<MethodClassKey, IdempotentMethod> methods = new ConcurrentHashMap<>(64);
 
 	/**
@@ -78,6 +82,25 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
 			IdempotencyStoreResolver stores, Supplier<@Nullable PlatformTransactionManager> transactionManager,
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders) {
+		this(defaults, keyResolver, stores, transactionManager, listeners, placeholders, List::of);
+	}
+
+	/**
+	 * Creates an interceptor that also acknowledges through handles found among the arguments.
+	 * @param defaults retention and lease for annotations that do not set them
+	 * @param keyResolver resolves keys
+	 * @param stores finds the store of a method
+	 * @param transactionManager the transaction manager, or a supplier of {@code null}
+	 * @param listeners told every outcome
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments (such as Kafka's
+	 * {@code Acknowledgment}) when the delivery context has no acknowledger
+	 */
+	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
+			IdempotencyStoreResolver stores, Supplier<@Nullable PlatformTransactionManager> transactionManager,
+			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
+			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers) {
+		this.acknowledgerResolvers = acknowledgerResolvers;
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
 		this.stores = stores;
@@ -97,7 +120,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		IdempotentMethod metadata = metadata(method, AopUtils.getTargetClass(target));
 		DeliveryContext delivery = DeliveryContextHolder.current();
 		IdempotencyStore store = this.stores.resolve(metadata.storeName());
-		Attempt attempt = new Attempt(namespace(metadata, delivery), store, delivery, started, this.listeners);
+		Attempt attempt = new Attempt(namespace(metadata, delivery), store,
+				acknowledger(delivery, invocation.getArguments()), started, this.listeners);
 		try {
 			attempt.key = new IdempotencyKey(attempt.namespace, this.keyResolver.resolve(metadata.keyExpression(),
 					method, invocation.getArguments(), target, delivery));
@@ -119,6 +143,19 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		return this.methods.computeIfAbsent(new MethodClassKey(method, targetClass),
 				(key) -> IdempotentMethod.of(AopUtils.getMostSpecificMethod(method, targetClass), targetClass,
 						this.placeholders));
+	}
+
+	private @Nullable MessageAcknowledger acknowledger(@Nullable DeliveryContext delivery, @Nullable Object[] args) {
+		if (delivery != null && delivery.acknowledger() != null) {
+			return delivery.acknowledger();
+		}
+		for (ArgumentAcknowledgerResolver resolver : this.acknowledgerResolvers.get()) {
+			MessageAcknowledger acknowledger = resolver.resolve(args);
+			if (acknowledger != null) {
+				return acknowledger;
+			}
+		}
+		return null;
 	}
 
 	private static String namespace(IdempotentMethod metadata, @Nullable DeliveryContext delivery) {
@@ -260,7 +297,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 		private final IdempotencyStore store;
 
-		private final @Nullable DeliveryContext delivery;
+		private final @Nullable MessageAcknowledger acknowledger;
 
 		private final long started;
 
@@ -282,11 +319,11 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 		private boolean completed;
 
-		Attempt(String namespace, IdempotencyStore store, @Nullable DeliveryContext delivery, long started,
+		Attempt(String namespace, IdempotencyStore store, @Nullable MessageAcknowledger acknowledger, long started,
 				Supplier<List<IdempotencyListener>> listeners) {
 			this.namespace = namespace;
 			this.store = store;
-			this.delivery = delivery;
+			this.acknowledger = acknowledger;
 			this.started = started;
 			this.listeners = listeners;
 		}
@@ -311,8 +348,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 							+ "' after commit; it stays claimed until its lease expires", ex);
 				}
 			}
-			if (this.acknowledge && this.delivery != null && this.delivery.acknowledger() != null) {
-				this.delivery.acknowledger().acknowledge();
+			if (this.acknowledge && this.acknowledger != null) {
+				this.acknowledger.acknowledge();
 			}
 		}
 

@@ -1,0 +1,67 @@
+package dev.idempotency.kafka;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import dev.idempotency.core.IdempotencyListener;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+
+/**
+ * Publishes a record that could not be processed to {@code <topic><suffix>} with spring-kafka's
+ * {@link DeadLetterPublishingRecoverer} (exception headers included), waits for the broker's
+ * acknowledgement, and only then lets the error handler commit the original offset. A failed
+ * publication throws, so the original is retried rather than lost. The dead-letter partition is
+ * chosen by the producer, so the dead-letter topic needs no particular partition count.
+ *
+ * @since 0.1.0
+ */
+public class DeadLetterRecoverer implements ConsumerRecordRecoverer {
+
+	private static final Log logger = LogFactory.getLog(DeadLetterRecoverer.class);
+
+	private final DeadLetterPublishingRecoverer publisher;
+
+	private final String suffix;
+
+	private final Supplier<List<IdempotencyListener>> listeners;
+
+	public DeadLetterRecoverer(KafkaOperations<?, ?> template, String suffix,
+			Supplier<List<IdempotencyListener>> listeners) {
+		this.suffix = suffix;
+		this.listeners = listeners;
+		this.publisher = new DeadLetterPublishingRecoverer(template,
+				(record, ex) -> new TopicPartition(record.topic() + suffix, -1));
+	}
+
+	@Override
+	public void accept(ConsumerRecord<?, ?> record, Exception exception) {
+		this.publisher.accept(record, exception);
+		String destination = record.topic() + this.suffix;
+		logger.warn("Dead-lettered " + record.topic() + "-" + record.partition() + "@" + record.offset() + " to "
+				+ destination + ": " + rootMessage(exception));
+		for (IdempotencyListener listener : this.listeners.get()) {
+			try {
+				listener.onDeadLettered(record.topic(), destination, exception);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("IdempotencyListener " + listener + " failed on dead letter", ex);
+			}
+		}
+	}
+
+	private static String rootMessage(Throwable exception) {
+		Throwable root = exception;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return root.getClass().getSimpleName() + ": " + root.getMessage();
+	}
+
+}

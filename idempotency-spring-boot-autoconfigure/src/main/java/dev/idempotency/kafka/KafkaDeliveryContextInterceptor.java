@@ -1,0 +1,90 @@
+package dev.idempotency.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.DeliveryContextHolder;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.kafka.listener.RecordInterceptor;
+
+/**
+ * Binds the record being delivered to the consumer thread as the {@link DeliveryContext}, so that
+ * {@code @Idempotent} listeners see {@code #record}, {@code #headers} (last value of each header,
+ * UTF-8) and the message id ({@value DeliveryContext#MESSAGE_ID_HEADER} header, else
+ * {@code topic:partition:offset}), with the consumer group as the default namespace. Cleared after
+ * every record, whatever its outcome.
+ *
+ * @since 0.1.0
+ */
+public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object, Object> {
+
+	@Override
+	public @Nullable ConsumerRecord<Object, Object> intercept(ConsumerRecord<Object, Object> record,
+			Consumer<Object, Object> consumer) {
+		DeliveryContextHolder.set(deliveryOf(record, groupId(consumer)));
+		return record;
+	}
+
+	@Override
+	public void afterRecord(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer) {
+		DeliveryContextHolder.clear();
+	}
+
+	@Override
+	public void clearThreadState(Consumer<?, ?> consumer) {
+		DeliveryContextHolder.clear();
+	}
+
+	/**
+	 * Describes one record.
+	 * @param record the record
+	 * @param groupId the consumer group, or {@code null}
+	 * @return its delivery context, without an acknowledger (the container or the listener's
+	 * {@code Acknowledgment} acknowledges)
+	 */
+	public static DeliveryContext deliveryOf(ConsumerRecord<?, ?> record, @Nullable String groupId) {
+		Map<String, Object> variables = new LinkedHashMap<>();
+		variables.put("record", record);
+		variables.put("headers", headers(record));
+		return new DeliveryContext(messageId(record), groupId, variables, null);
+	}
+
+	/**
+	 * The record's message id: the {@value DeliveryContext#MESSAGE_ID_HEADER} header (written by
+	 * the outbox relay) if present, else {@code topic:partition:offset}, which identifies a record
+	 * but not a producer's re-send.
+	 * @param record the record
+	 * @return the message id
+	 */
+	public static String messageId(ConsumerRecord<?, ?> record) {
+		Header header = record.headers().lastHeader(DeliveryContext.MESSAGE_ID_HEADER);
+		if (header != null && header.value() != null && header.value().length > 0) {
+			return new String(header.value(), StandardCharsets.UTF_8);
+		}
+		return record.topic() + ":" + record.partition() + ":" + record.offset();
+	}
+
+	private static Map<String, String> headers(ConsumerRecord<?, ?> record) {
+		Map<String, String> headers = new LinkedHashMap<>();
+		for (Header header : record.headers()) {
+			headers.put(header.key(), (header.value() != null) ? new String(header.value(), StandardCharsets.UTF_8) : "");
+		}
+		return headers;
+	}
+
+	private static @Nullable String groupId(Consumer<?, ?> consumer) {
+		try {
+			return consumer.groupMetadata().groupId();
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+}

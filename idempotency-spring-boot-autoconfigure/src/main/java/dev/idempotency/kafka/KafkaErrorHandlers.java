@@ -1,0 +1,48 @@
+package dev.idempotency.kafka;
+
+import java.time.Duration;
+
+import dev.idempotency.core.DuplicateMessageException;
+import dev.idempotency.core.InvalidIdempotencyKeyException;
+
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.support.ExponentialBackOffWithMaxRetries;
+
+/**
+ * Builds the error handler the starter gives Spring Boot's listener container factory: retries with
+ * exponential back-off in the consumer, then the recoverer. Errors retrying cannot fix (a missing
+ * key, a key expression that fails, {@code onDuplicate = THROW}, and the deserialization and
+ * conversion errors spring-kafka already classifies) go to the recoverer at once.
+ *
+ * @since 0.1.0
+ */
+public final class KafkaErrorHandlers {
+
+	private KafkaErrorHandlers() {
+	}
+
+	/**
+	 * Creates the error handler.
+	 * @param recoverer where records go after the last attempt
+	 * @param maxAttempts deliveries of a record before it is recovered, at least 1
+	 * @param initialInterval back-off before the second attempt
+	 * @param multiplier back-off growth per attempt
+	 * @param maxInterval longest back-off
+	 * @return the error handler
+	 */
+	public static DefaultErrorHandler retryThenRecover(ConsumerRecordRecoverer recoverer, int maxAttempts,
+			Duration initialInterval, double multiplier, Duration maxInterval) {
+		if (maxAttempts < 1) {
+			throw new IllegalArgumentException("maxAttempts must be at least 1");
+		}
+		ExponentialBackOffWithMaxRetries backOff = new ExponentialBackOffWithMaxRetries(maxAttempts - 1);
+		backOff.setInitialInterval(initialInterval.toMillis());
+		backOff.setMultiplier(multiplier);
+		backOff.setMaxInterval(maxInterval.toMillis());
+		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, backOff);
+		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, DuplicateMessageException.class);
+		return handler;
+	}
+
+}
