@@ -68,7 +68,8 @@ class KafkaIdempotentListenerIntegrationTests {
 		this.broker = new EmbeddedKafkaKraftBroker(1, 4);
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic("orders", 4, (short) 1), new NewTopic("orders.DLT", 1, (short) 1),
-				new NewTopic("audit", 2, (short) 1), new NewTopic("manual", 2, (short) 1));
+				new NewTopic("audit", 2, (short) 1), new NewTopic("manual", 2, (short) 1),
+				new NewTopic("rebalance", 4, (short) 1));
 		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));
 		properties.addAll(List.of("spring.kafka.bootstrap-servers=" + this.broker.getBrokersAsString(),
 				"spring.kafka.consumer.auto-offset-reset=earliest", "idempotency.jdbc.initialize-schema=always",
@@ -168,6 +169,32 @@ class KafkaIdempotentListenerIntegrationTests {
 		}
 	}
 
+	@Test
+	void everyOrderIsCreditedOnceWhenAConsumerLeavesAndRejoinsMidStream() throws Exception {
+		KafkaListenerEndpointRegistry registry = this.context.getBean(KafkaListenerEndpointRegistry.class);
+		MessageListenerContainer second = registry.getListenerContainer("rebalance-b");
+		int orders = 300;
+		for (int i = 0; i < orders; i++) {
+			send("rebalance", "rb-" + i + ":1");
+			if (i % 5 == 0) {
+				send("rebalance", "rb-" + i + ":1");
+			}
+			if (i == 100) {
+				second.stop();
+			}
+			if (i == 200) {
+				second.start();
+			}
+		}
+		await().atMost(60, TimeUnit.SECONDS).until(() -> ledgerCount("rb-%") == orders
+				&& meter("rebalance", "processed") + meter("rebalance", "duplicate") >= orders + orders / 5);
+		assertThat(this.jdbc.queryForList(
+				"SELECT order_id FROM kafka_it_ledger WHERE order_id LIKE 'rb-%' GROUP BY order_id HAVING COUNT(*) > 1",
+				String.class))
+			.isEmpty();
+		assertThat(meter("rebalance", "processed")).isEqualTo(orders);
+	}
+
 	private void send(String topic, String value) {
 		try {
 			this.kafka.send(topic, value.split(":")[0], value).get(10, TimeUnit.SECONDS);
@@ -241,7 +268,7 @@ class KafkaIdempotentListenerIntegrationTests {
 		Listeners listeners(JdbcTemplate jdbc) {
 			jdbc.execute("DROP TABLE IF EXISTS kafka_it_ledger");
 			jdbc.execute("CREATE TABLE kafka_it_ledger (order_id VARCHAR(64) NOT NULL, points INT NOT NULL)");
-			jdbc.update("DELETE FROM idempotency_record WHERE namespace IN ('points', 'audit', 'manual')");
+			jdbc.update("DELETE FROM idempotency_record WHERE namespace IN ('points', 'audit', 'manual', 'rebalance')");
 			return new Listeners(jdbc);
 		}
 
@@ -271,6 +298,24 @@ class KafkaIdempotentListenerIntegrationTests {
 			if (payload.startsWith("poison")) {
 				throw new IllegalStateException("poison record " + payload);
 			}
+			String[] parts = payload.split(":");
+			this.jdbc.update("INSERT INTO kafka_it_ledger (order_id, points) VALUES (?, ?)", parts[0],
+					Integer.parseInt(parts[1]));
+		}
+
+		@KafkaListener(id = "rebalance-a", topics = "rebalance", groupId = "rebalance")
+		@Idempotent(key = "#payload.split(':')[0]")
+		public void onRebalanceA(String payload) {
+			credit(payload);
+		}
+
+		@KafkaListener(id = "rebalance-b", topics = "rebalance", groupId = "rebalance")
+		@Idempotent(key = "#payload.split(':')[0]")
+		public void onRebalanceB(String payload) {
+			credit(payload);
+		}
+
+		private void credit(String payload) {
 			String[] parts = payload.split(":");
 			this.jdbc.update("INSERT INTO kafka_it_ledger (order_id, points) VALUES (?, ?)", parts[0],
 					Integer.parseInt(parts[1]));
