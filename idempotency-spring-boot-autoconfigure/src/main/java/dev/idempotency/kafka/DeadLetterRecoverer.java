@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
@@ -45,7 +46,7 @@ public class DeadLetterRecoverer implements ConsumerRecordRecoverer {
 		this.publisher.accept(record, exception);
 		String destination = record.topic() + this.suffix;
 		logger.warn("Dead-lettered " + record.topic() + "-" + record.partition() + "@" + record.offset() + " to "
-				+ destination + ": " + rootMessage(exception));
+				+ destination + ": " + NestedExceptionUtils.getMostSpecificCause(exception));
 		for (IdempotencyListener listener : this.listeners.get()) {
 			try {
 				listener.onDeadLettered(record.topic(), destination, exception);
@@ -54,14 +55,6 @@ public class DeadLetterRecoverer implements ConsumerRecordRecoverer {
 				logger.warn("IdempotencyListener " + listener + " failed on dead letter", ex);
 			}
 		}
-	}
-
-	private static String rootMessage(Throwable exception) {
-		Throwable root = exception;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
-		}
-		return root.getClass().getSimpleName() + ": " + root.getMessage();
 	}
 
 }

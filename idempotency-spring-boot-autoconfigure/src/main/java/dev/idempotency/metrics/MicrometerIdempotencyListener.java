@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Meter.MeterProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
+import org.springframework.core.NestedExceptionUtils;
+
 /**
  * Records outcomes and purges as Micrometer meters:
  * <ul>
@@ -65,16 +67,9 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 	public void onDeadLettered(String source, String destination, Throwable cause) {
 		this.deadLettered
 			.withTags(IdempotencyMeters.SOURCE_TAG, source, IdempotencyMeters.DESTINATION_TAG, destination,
-					IdempotencyMeters.EXCEPTION_TAG, rootCause(cause).getClass().getSimpleName())
+					IdempotencyMeters.EXCEPTION_TAG,
+					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
 			.increment();
-	}
-
-	private static Throwable rootCause(Throwable throwable) {
-		Throwable root = throwable;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
-		}
-		return root;
 	}
 
 }

@@ -133,7 +133,7 @@ class KafkaIdempotentListenerIntegrationTests {
 		await().atMost(30, TimeUnit.SECONDS).until(() -> ledgerCount("after-poison") == 1);
 		assertThat(ledgerCount("poison-1")).isZero();
 		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> deadLettered(RuntimeException.class) >= 1 && meter("points", "failed") >= 3);
+			.until(() -> deadLettered() >= 1 && meter("points", "failed") >= 3);
 	}
 
 	@Test
@@ -225,7 +225,7 @@ class KafkaIdempotentListenerIntegrationTests {
 			.sum();
 	}
 
-	private double deadLettered(Class<?> unused) {
+	private double deadLettered() {
 		return this.context.getBean(MeterRegistry.class)
 			.find(IdempotencyMeters.DEAD_LETTERED)
 			.counters()
