@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import dev.idempotency.annotation.OnDuplicate;
 import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.CompletingAcknowledger;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.DuplicateMessageException;
@@ -337,7 +338,13 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 		@Override
 		public void afterCommit() {
-			if (this.outcome == IdempotencyOutcome.PROCESSED && this.claim != null && this.claim.isClaimed()) {
+			boolean completes = this.outcome == IdempotencyOutcome.PROCESSED && this.claim != null
+					&& this.claim.isClaimed();
+			if (completes && this.acknowledge && this.acknowledger instanceof CompletingAcknowledger completing
+					&& completing.completeAndAcknowledge(this.store, key(), this.claim, this.retention)) {
+				return;
+			}
+			if (completes) {
 				try {
 					this.store.complete(key(), this.claim, this.retention);
 				}

@@ -23,6 +23,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.CompletingAcknowledger;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.DuplicateMessageException;
@@ -369,6 +370,55 @@ class IdempotencyInterceptorTests {
 		assertThat(this.orders.handled).containsExactly("o-1");
 		assertThat(this.listener.outcomes()).containsExactly(IdempotencyOutcome.PROCESSED,
 				IdempotencyOutcome.DUPLICATE);
+	}
+
+	@Test
+	void completingAcknowledgerCompletesAndAcknowledgesInOneStepInsteadOfTheStore() {
+		List<String> steps = new ArrayList<>();
+		Orders orders = proxy(this.orders, interceptor(this.inMemoryStore, null));
+		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), new CompletingAcknowledger() {
+			@Override
+			public boolean completeAndAcknowledge(IdempotencyStore store, IdempotencyKey key, ClaimResult claim,
+					Duration retention) {
+				steps.add("fused " + key.value() + " in " + store.name() + " for " + retention);
+				return true;
+			}
+
+			@Override
+			public void acknowledge() {
+				steps.add("acknowledge");
+			}
+		}));
+		orders.onOrder(new OrderPlaced("o-1"));
+		assertThat(steps).containsExactly("fused o-1 in in_memory for " + RETENTION);
+		// This fake's fused step does not touch the store, so the key is still leased: proof that
+		// the interceptor did not also complete it in the store.
+		assertThatExceptionOfType(IdempotencyInProgressException.class)
+			.isThrownBy(() -> orders.onOrder(new OrderPlaced("o-1")));
+		assertThat(steps).hasSize(1);
+	}
+
+	@Test
+	void completingAcknowledgerThatDeclinesLeavesCompletionToTheStore() {
+		List<String> steps = new ArrayList<>();
+		Orders orders = proxy(this.orders, interceptor(this.inMemoryStore, null));
+		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), new CompletingAcknowledger() {
+			@Override
+			public boolean completeAndAcknowledge(IdempotencyStore store, IdempotencyKey key, ClaimResult claim,
+					Duration retention) {
+				steps.add("declined");
+				return false;
+			}
+
+			@Override
+			public void acknowledge() {
+				steps.add("acknowledge");
+			}
+		}));
+		orders.onOrder(new OrderPlaced("o-1"));
+		orders.onOrder(new OrderPlaced("o-1"));
+		assertThat(steps).containsExactly("declined", "acknowledge", "acknowledge");
+		assertThat(this.orders.handled).containsExactly("o-1");
 	}
 
 	// --- transactions -----------------------------------------------------------------------
