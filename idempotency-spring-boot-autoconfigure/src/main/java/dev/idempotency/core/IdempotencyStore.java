@@ -1,6 +1,10 @@
 package dev.idempotency.core;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Remembers which keys have been processed. The interceptor calls {@link #claim} before the
@@ -39,6 +43,38 @@ public interface IdempotencyStore {
 	 * outcome is then unknown and the delivery must not be acknowledged
 	 */
 	ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention);
+
+	/**
+	 * Claims the keys of a batch, as {@link #claim} would each, in one go where the backend can (one
+	 * multi-row statement, one script). A key that appears more than once is claimed at most once:
+	 * its later occurrences are {@code DUPLICATE}s of the first.
+	 * <p>
+	 * The default claims the keys one by one and, if a claim throws, releases the claims it already
+	 * granted before rethrowing.
+	 * @param keys the keys, already digested if the store needs it shorter
+	 * @param lease how long an in-progress claim holds a key (leased stores only)
+	 * @param retention how long a processed key is remembered
+	 * @return one result per key, in the order of {@code keys}
+	 * @throws IdempotencyStoreException as {@link #claim}
+	 */
+	default List<ClaimResult> claimAll(List<IdempotencyKey> keys, Duration lease, Duration retention) {
+		List<ClaimResult> results = new ArrayList<>(keys.size());
+		Set<IdempotencyKey> seen = new HashSet<>();
+		try {
+			for (IdempotencyKey key : keys) {
+				results.add(seen.add(key) ? claim(key, lease, retention) : ClaimResult.duplicate());
+			}
+		}
+		catch (RuntimeException ex) {
+			for (int i = 0; i < results.size(); i++) {
+				if (results.get(i).isClaimed()) {
+					release(keys.get(i), results.get(i));
+				}
+			}
+			throw ex;
+		}
+		return results;
+	}
 
 	/**
 	 * Marks a claimed key as processed for {@code retention}. Called by the interceptor after the

@@ -4,16 +4,45 @@ package dev.idempotency.core;
  * The key could not be resolved: it is missing, blank, or its expression failed. Retrying the same
  * message cannot fix this, so transport adapters send it to the dead-letter destination at once.
  *
+ * <p>
+ * In a batch, {@link #getElementIndex()} names the message whose key failed: the messages before it
+ * were processed and committed, the ones from it on were not touched, so a transport can commit up
+ * to that index, dead-letter that message and redeliver the rest (Kafka's
+ * {@code BatchListenerFailedException}).
+ *
  * @since 0.1.0
  */
 public class InvalidIdempotencyKeyException extends IdempotencyException {
 
+	private final int elementIndex;
+
 	public InvalidIdempotencyKeyException(String message) {
 		super(message);
+		this.elementIndex = -1;
 	}
 
 	public InvalidIdempotencyKeyException(String message, Throwable cause) {
 		super(message, cause);
+		this.elementIndex = -1;
+	}
+
+	/**
+	 * Creates the exception for one message of a batch.
+	 * @param message the detail message
+	 * @param cause the key resolution failure
+	 * @param elementIndex the message's index in the batch, from 0
+	 */
+	public InvalidIdempotencyKeyException(String message, Throwable cause, int elementIndex) {
+		super(message, cause);
+		this.elementIndex = elementIndex;
+	}
+
+	/**
+	 * The index in the batch of the message whose key failed.
+	 * @return the index, or {@code -1} outside a batch
+	 */
+	public int getElementIndex() {
+		return this.elementIndex;
 	}
 
 }

@@ -78,7 +78,7 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 		return headers;
 	}
 
-	private static @Nullable String groupId(Consumer<?, ?> consumer) {
+	static @Nullable String groupId(Consumer<?, ?> consumer) {
 		try {
 			return consumer.groupMetadata().groupId();
 		}

@@ -40,7 +40,7 @@ public final class KafkaErrorHandlers {
 		backOff.setInitialInterval(initialInterval.toMillis());
 		backOff.setMultiplier(multiplier);
 		backOff.setMaxInterval(maxInterval.toMillis());
-		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, backOff);
+		DefaultErrorHandler handler = new IdempotentErrorHandler(recoverer, backOff);
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, DuplicateMessageException.class);
 		return handler;
 	}

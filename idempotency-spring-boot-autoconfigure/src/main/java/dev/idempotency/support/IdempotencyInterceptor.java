@@ -2,6 +2,8 @@ package dev.idempotency.support;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,6 +21,7 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotentBatchFailedException;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.core.MessageAcknowledger;
@@ -123,21 +126,85 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		IdempotencyStore store = this.stores.resolve(metadata.storeName());
 		Attempt attempt = new Attempt(namespace(metadata, delivery), store,
 				acknowledger(delivery, invocation.getArguments()), started, this.listeners);
+		List<?> batch = batch(metadata, invocation.getArguments(), delivery);
+		attempt.batch = batch != null;
 		try {
-			attempt.key = new IdempotencyKey(attempt.namespace, this.keyResolver.resolve(metadata.keyExpression(),
-					method, invocation.getArguments(), target, delivery));
+			attempt.keys = (batch != null) ? batchKeys(metadata, invocation, target, delivery, batch, attempt)
+					: List.of(new IdempotencyKey(attempt.namespace, this.keyResolver.resolve(metadata.keyExpression(),
+							method, invocation.getArguments(), target, delivery)));
 		}
 		catch (InvalidIdempotencyKeyException ex) {
-			attempt.outcome = IdempotencyOutcome.REJECTED;
-			attempt.finish(ex);
+			attempt.rejected(ex);
 			throw ex;
+		}
+		if (batch != null && attempt.keys.size() < batch.size()) {
+			// A message's key failed: process the ones before it, then let the transport commit up
+			// to it, dead-letter it and redeliver the rest.
+			invocation.getArguments()[metadata.batchParameter()] = new ArrayList<>(batch.subList(0,
+					attempt.keys.size()));
 		}
 		attempt.retention = (metadata.retention() != null) ? metadata.retention() : this.defaults.retention();
 		PlatformTransactionManager transactionManager = this.transactionManager.get();
-		if (transactionManager == null) {
-			return invokeWithoutTransaction(invocation, metadata, attempt);
+		Object result = (transactionManager != null)
+				? invokeInTransaction(invocation, metadata, attempt, transactionManager)
+				: invokeWithoutTransaction(invocation, metadata, attempt);
+		if (attempt.rejection != null) {
+			attempt.rejected(attempt.rejection);
+			throw attempt.rejection;
 		}
-		return invokeInTransaction(invocation, metadata, attempt, transactionManager);
+		return result;
+	}
+
+	/** The batch in the method's {@code List} parameter, if the delivery is a batch. */
+	private static @Nullable List<?> batch(IdempotentMethod metadata, @Nullable Object[] args,
+			@Nullable DeliveryContext delivery) {
+		if (delivery == null || !delivery.isBatch()) {
+			return null;
+		}
+		if (metadata.batchParameter() < 0 || !(args[metadata.batchParameter()] instanceof List<?> batch)) {
+			throw new IllegalStateException("@Idempotent " + metadata.fallbackNamespace() + " is called with a batch "
+					+ "of messages but has no List parameter to receive it");
+		}
+		if (batch.size() != delivery.elements().size()) {
+			throw new IllegalStateException("@Idempotent " + metadata.fallbackNamespace() + " received a list of "
+					+ batch.size() + " elements for a batch of " + delivery.elements().size() + " messages");
+		}
+		return batch;
+	}
+
+	/**
+	 * Resolves each message's key: the key expression sees the element as {@code #element} and in
+	 * place of the list parameter, and the message's own variables ({@code #record}, ...). Stops at
+	 * the first message whose key fails, keeping the keys before it and remembering the failure.
+	 */
+	private List<IdempotencyKey> batchKeys(IdempotentMethod metadata, MethodInvocation invocation, Object target,
+			DeliveryContext delivery, List<?> batch, Attempt attempt) {
+		List<IdempotencyKey> keys = new ArrayList<>(batch.size());
+		for (int i = 0; i < batch.size(); i++) {
+			Object element = batch.get(i);
+			Object[] args = invocation.getArguments().clone();
+			args[metadata.batchParameter()] = element;
+			DeliveryContext message = delivery.elements().get(i);
+			Map<String, Object> variables = new LinkedHashMap<>(message.variables());
+			if (element != null) {
+				variables.put("element", element);
+			}
+			try {
+				keys.add(new IdempotencyKey(attempt.namespace, this.keyResolver.resolve(metadata.keyExpression(),
+						invocation.getMethod(), args, target,
+						new DeliveryContext(message.messageId(), message.namespace(), variables, null))));
+			}
+			catch (InvalidIdempotencyKeyException ex) {
+				InvalidIdempotencyKeyException rejection = new InvalidIdempotencyKeyException(
+						ex.getMessage() + " (message " + i + " of a batch of " + batch.size() + ")", ex, i);
+				if (i == 0) {
+					throw rejection;
+				}
+				attempt.rejection = rejection;
+				break;
+			}
+		}
+		return keys;
 	}
 
 	private IdempotentMethod metadata(Method method, Class<?> targetClass) {
@@ -251,12 +318,15 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	private @Nullable Object claimAndProceed(MethodInvocation invocation, IdempotentMethod metadata, Attempt attempt)
 			throws Throwable {
-		IdempotencyKey key = attempt.key();
+		if (attempt.batch) {
+			return claimAndProceedBatch(invocation, metadata, attempt);
+		}
+		IdempotencyKey key = attempt.key(0);
 		ClaimResult claim = attempt.store.claim(key, this.defaults.lease(), attempt.retention);
-		attempt.claim = claim;
+		attempt.claims = List.of(claim);
 		switch (claim.status()) {
 			case DUPLICATE -> {
-				attempt.outcome = IdempotencyOutcome.DUPLICATE;
+				attempt.outcomes()[0] = IdempotencyOutcome.DUPLICATE;
 				if (metadata.onDuplicate() == OnDuplicate.THROW) {
 					throw new DuplicateMessageException(key);
 				}
@@ -264,16 +334,69 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 				return metadata.skippedValue();
 			}
 			case IN_PROGRESS -> {
-				attempt.outcome = IdempotencyOutcome.IN_PROGRESS;
+				attempt.outcomes()[0] = IdempotencyOutcome.IN_PROGRESS;
 				throw new IdempotencyInProgressException(key);
 			}
 			default -> {
-				attempt.outcome = IdempotencyOutcome.PROCESSED;
+				attempt.outcomes()[0] = IdempotencyOutcome.PROCESSED;
 				Object result = invocation.proceed();
 				attempt.acknowledge = true;
 				return result;
 			}
 		}
+	}
+
+	/**
+	 * Claims every message of the batch at once and calls the method with only the messages claimed
+	 * now. Any failure fails the whole batch: it is rolled back as one.
+	 */
+	private @Nullable Object claimAndProceedBatch(MethodInvocation invocation, IdempotentMethod metadata,
+			Attempt attempt) throws Throwable {
+		List<?> batch = (List<?>) invocation.getArguments()[metadata.batchParameter()];
+		List<ClaimResult> claims = attempt.store.claimAll(attempt.keys, this.defaults.lease(), attempt.retention);
+		attempt.claims = claims;
+		List<Object> fresh = new ArrayList<>(batch.size());
+		IdempotencyKey inProgress = null;
+		IdempotencyKey duplicate = null;
+		for (int i = 0; i < claims.size(); i++) {
+			switch (claims.get(i).status()) {
+				case DUPLICATE -> {
+					attempt.outcomes()[i] = IdempotencyOutcome.DUPLICATE;
+					duplicate = (duplicate != null) ? duplicate : attempt.key(i);
+				}
+				case IN_PROGRESS -> {
+					attempt.outcomes()[i] = IdempotencyOutcome.IN_PROGRESS;
+					inProgress = (inProgress != null) ? inProgress : attempt.key(i);
+				}
+				default -> {
+					attempt.outcomes()[i] = IdempotencyOutcome.PROCESSED;
+					fresh.add(batch.get(i));
+				}
+			}
+		}
+		if (inProgress != null) {
+			throw new IdempotencyInProgressException(inProgress);
+		}
+		if (duplicate != null && metadata.onDuplicate() == OnDuplicate.THROW) {
+			throw new DuplicateMessageException(duplicate);
+		}
+		Object result = null;
+		if (!fresh.isEmpty()) {
+			invocation.getArguments()[metadata.batchParameter()] = fresh;
+			try {
+				result = invocation.proceed();
+			}
+			catch (Throwable ex) {
+				throw new IdempotentBatchFailedException("@Idempotent batch listener " + metadata.fallbackNamespace()
+						+ " failed; its batch of " + batch.size() + " messages was rolled back as a whole", ex);
+			}
+		}
+		else {
+			result = metadata.skippedValue();
+		}
+		// After a rejected key the transport commits the messages before it itself.
+		attempt.acknowledge = attempt.rejection == null;
+		return result;
 	}
 
 	private DefaultTransactionDefinition transactionDefinition(IdempotentMethod metadata) {
@@ -287,7 +410,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	/**
 	 * One invocation's state, finished by the transaction's synchronization callbacks (or directly
-	 * when there is no transaction).
+	 * when there is no transaction). A batch invocation has one key, claim and outcome per message.
 	 */
 	private static final class Attempt implements TransactionSynchronization {
 
@@ -304,13 +427,17 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 		private final Supplier<List<IdempotencyListener>> listeners;
 
-		private @Nullable IdempotencyKey key;
+		private boolean batch;
+
+		private List<IdempotencyKey> keys = List.of();
 
 		private Duration retention = Duration.ZERO;
 
-		private @Nullable ClaimResult claim;
+		private List<ClaimResult> claims = List.of();
 
-		private @Nullable IdempotencyOutcome outcome;
+		private @Nullable IdempotencyOutcome @Nullable [] outcomes;
+
+		private @Nullable InvalidIdempotencyKeyException rejection;
 
 		private boolean acknowledge;
 
@@ -329,30 +456,20 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			this.listeners = listeners;
 		}
 
-		IdempotencyKey key() {
-			if (this.key == null) {
-				throw new IllegalStateException("key not resolved");
-			}
-			return this.key;
+		IdempotencyKey key(int index) {
+			return this.keys.get(index);
 		}
 
 		@Override
 		public void afterCommit() {
-			boolean completes = this.outcome == IdempotencyOutcome.PROCESSED && this.claim != null
-					&& this.claim.isClaimed();
-			if (completes && this.acknowledge && this.acknowledger instanceof CompletingAcknowledger completing
-					&& completing.completeAndAcknowledge(this.store, key(), this.claim, this.retention)) {
+			if (!this.batch && this.acknowledge && this.acknowledger instanceof CompletingAcknowledger completing
+					&& completes(0) && completing.completeAndAcknowledge(this.store, key(0), this.claims.get(0),
+							this.retention)) {
 				return;
 			}
-			if (completes) {
-				try {
-					this.store.complete(key(), this.claim, this.retention);
-				}
-				catch (RuntimeException ex) {
-					// The business transaction is committed; not acknowledging would only let the
-					// lease expire and the message run again.
-					logger.error("Could not mark " + this.key + " completed in store '" + this.store.name()
-							+ "' after commit; it stays claimed until its lease expires", ex);
+			for (int i = 0; i < this.claims.size(); i++) {
+				if (completes(i)) {
+					complete(i);
 				}
 			}
 			if (this.acknowledge && this.acknowledger != null) {
@@ -360,15 +477,33 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			}
 		}
 
+		private boolean completes(int index) {
+			return outcome(index) == IdempotencyOutcome.PROCESSED && this.claims.get(index).isClaimed();
+		}
+
+		private void complete(int index) {
+			try {
+				this.store.complete(key(index), this.claims.get(index), this.retention);
+			}
+			catch (RuntimeException ex) {
+				// The business transaction is committed; not acknowledging would only let the
+				// lease expire and the message run again.
+				logger.error("Could not mark " + key(index) + " completed in store '" + this.store.name()
+						+ "' after commit; it stays claimed until its lease expires", ex);
+			}
+		}
+
 		@Override
 		public void afterCompletion(int status) {
 			if (status != STATUS_COMMITTED) {
-				if (status == STATUS_ROLLED_BACK) {
-					// Unknown outcome: the work may have committed, so keep the claim until its lease ends.
-					releaseClaim();
-				}
-				if (this.outcome == null || this.outcome == IdempotencyOutcome.PROCESSED) {
-					this.outcome = IdempotencyOutcome.FAILED;
+				for (int i = 0; i < this.keys.size(); i++) {
+					if (status == STATUS_ROLLED_BACK && i < this.claims.size()) {
+						// Unknown outcome: the work may have committed, so keep the claim until its lease ends.
+						releaseClaim(i);
+					}
+					if (outcome(i) == null || outcome(i) == IdempotencyOutcome.PROCESSED) {
+						outcomes()[i] = IdempotencyOutcome.FAILED;
+					}
 				}
 			}
 			this.completed = true;
@@ -384,23 +519,46 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			}
 		}
 
-		private void releaseClaim() {
-			if (this.claim == null || !this.claim.isClaimed()) {
+		private void releaseClaim(int index) {
+			if (!this.claims.get(index).isClaimed()) {
 				return;
 			}
 			try {
-				this.store.release(key(), this.claim);
+				this.store.release(key(index), this.claims.get(index));
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not release claim of " + this.key + " in store '" + this.store.name()
+				logger.warn("Could not release claim of " + key(index) + " in store '" + this.store.name()
 						+ "'; it is retried after its lease expires", ex);
 			}
 		}
 
+		private @Nullable IdempotencyOutcome[] outcomes() {
+			if (this.outcomes == null) {
+				this.outcomes = new IdempotencyOutcome[Math.max(1, this.keys.size())];
+			}
+			return this.outcomes;
+		}
+
+		private @Nullable IdempotencyOutcome outcome(int index) {
+			return outcomes()[index];
+		}
+
+		/** The invocation was refused because a key could not be resolved. */
+		void rejected(InvalidIdempotencyKeyException ex) {
+			long nanos = System.nanoTime() - this.started;
+			IdempotencyEventPublisher.publish(this.listeners.get(), this.namespace, null, IdempotencyOutcome.REJECTED,
+					this.store.name(), nanos, ex);
+		}
+
+		/** Tells the listeners one outcome per message; a batch's time is shared out among its messages. */
 		void finish(@Nullable Throwable failure) {
-			IdempotencyOutcome finalOutcome = (this.outcome != null) ? this.outcome : IdempotencyOutcome.FAILED;
-			IdempotencyEventPublisher.publish(this.listeners.get(), this.namespace, this.key, finalOutcome,
-					this.store.name(), System.nanoTime() - this.started, failure);
+			int messages = Math.max(1, this.keys.size());
+			long nanos = (System.nanoTime() - this.started) / messages;
+			for (int i = 0; i < messages; i++) {
+				IdempotencyOutcome outcome = (outcome(i) != null) ? outcome(i) : IdempotencyOutcome.FAILED;
+				IdempotencyEventPublisher.publish(this.listeners.get(), this.namespace,
+						(i < this.keys.size()) ? key(i) : null, outcome, this.store.name(), nanos, failure);
+			}
 		}
 
 	}

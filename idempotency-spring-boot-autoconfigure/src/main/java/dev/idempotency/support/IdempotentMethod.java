@@ -3,6 +3,7 @@ package dev.idempotency.support;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
@@ -27,10 +28,13 @@ import org.springframework.util.StringValueResolver;
  * @param onDuplicate the duplicate policy
  * @param storeName the store bean name, empty for the default store
  * @param skippedValue what a skipped invocation returns
+ * @param batchParameter index of the first {@code List} parameter, which receives a batch when the
+ * delivery is one; {@code -1} if there is none
  * @since 0.1.0
  */
 public record IdempotentMethod(String keyExpression, @Nullable String namespace, String fallbackNamespace,
-		@Nullable Duration retention, OnDuplicate onDuplicate, String storeName, @Nullable Object skippedValue) {
+		@Nullable Duration retention, OnDuplicate onDuplicate, String storeName, @Nullable Object skippedValue,
+		int batchParameter) {
 
 	/**
 	 * Reads the annotation of {@code method}.
@@ -56,7 +60,18 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 		String retention = resolve(annotation.retention(), placeholders);
 		return new IdempotentMethod(annotation.key(), namespace.isEmpty() ? null : namespace,
 				targetClass.getSimpleName() + "#" + method.getName(), parseRetention(retention, method),
-				annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType));
+				annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType),
+				batchParameter(method));
+	}
+
+	private static int batchParameter(Method method) {
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			if (List.class.isAssignableFrom(types[i])) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	private static String resolve(String value, StringValueResolver placeholders) {

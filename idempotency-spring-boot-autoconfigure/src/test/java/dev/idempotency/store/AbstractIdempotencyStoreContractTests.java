@@ -48,6 +48,20 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		return claimAndSucceed(key, RETENTION);
 	}
 
+	/**
+	 * Claims a batch's keys and makes the granted ones processed, as a successful batch invocation
+	 * would. The default suits leased stores; transactional stores run it in a transaction.
+	 */
+	protected List<ClaimResult> claimAllAndSucceed(List<IdempotencyKey> keys) {
+		List<ClaimResult> claims = store().claimAll(keys, LEASE, RETENTION);
+		for (int i = 0; i < claims.size(); i++) {
+			if (claims.get(i).isClaimed()) {
+				store().complete(keys.get(i), claims.get(i), RETENTION);
+			}
+		}
+		return claims;
+	}
+
 	protected static IdempotencyKey key(String value) {
 		return new IdempotencyKey("contract", value);
 	}
@@ -121,6 +135,31 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(claimAndSucceed(key("long-0")).status()).isEqualTo(Status.DUPLICATE);
 		assertThat(claimAndSucceed(key("long-1")).status()).isEqualTo(Status.DUPLICATE);
 		assertThat(claimAndSucceed(key("short-0")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void batchClaimReportsEachKeyInItsOrder() {
+		claimAndSucceed(key("batch-seen"));
+		assertThat(claimAllAndSucceed(List.of(key("batch-new-1"), key("batch-seen"), key("batch-new-2"))))
+			.extracting(ClaimResult::status)
+			.containsExactly(Status.CLAIMED, Status.DUPLICATE, Status.CLAIMED);
+		assertThat(claimAndSucceed(key("batch-new-2")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void keyRepeatedWithinABatchIsClaimedOnce() {
+		assertThat(claimAllAndSucceed(List.of(key("twice-in-batch"), key("other"), key("twice-in-batch"))))
+			.extracting(ClaimResult::status)
+			.containsExactly(Status.CLAIMED, Status.CLAIMED, Status.DUPLICATE);
+	}
+
+	@Test
+	void longKeysInABatchAreDigestedLikeSingleClaims() {
+		String longKey = "y".repeat(5_000);
+		claimAndSucceed(key(longKey));
+		assertThat(claimAllAndSucceed(List.of(key(longKey), key(longKey + "2"))))
+			.extracting(ClaimResult::status)
+			.containsExactly(Status.DUPLICATE, Status.CLAIMED);
 	}
 
 	@Test

@@ -10,9 +10,13 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
+
+import dev.idempotency.core.IdempotencyKey;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -48,26 +52,60 @@ public enum JdbcIdempotencyDialect {
 					+ " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)", now, batchSize);
 		}
 
+		@Override
+		@Nullable List<IdempotencyKey> insertAllIfAbsent(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
+				String status, Object createdAt, Object expiresAt) {
+			return insertAllReturning(jdbc, "INSERT INTO " + table, " ON CONFLICT (namespace, idempotency_key) DO NOTHING",
+					keys, status, createdAt, expiresAt);
+		}
+
 	},
 
-	/** MySQL and MariaDB: {@code INSERT IGNORE}; purge with {@code DELETE ... LIMIT}. */
+	/** MySQL: {@code INSERT IGNORE}; purge with {@code DELETE ... LIMIT}. */
 	MYSQL {
 
 		@Override
 		String insertSql(String table) {
-			return INSERT.replaceFirst("INSERT INTO", "INSERT IGNORE INTO").formatted(table);
+			return insertIgnoreSql(table);
 		}
 
 		@Override
 		Object timestamp(Instant instant) {
-			// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
-			return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+			return utcDateTime(instant);
 		}
 
 		@Override
 		int purgeBatch(JdbcTemplate jdbc, String table, Object now, int batchSize) {
-			return jdbc.update("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?", now,
-					batchSize);
+			return purgeWithLimit(jdbc, table, now, batchSize);
+		}
+
+	},
+
+	/**
+	 * MariaDB: as {@link #MYSQL}, and a batch is claimed with one {@code INSERT IGNORE ... RETURNING}
+	 * (MariaDB 10.5+), which returns only the rows it inserted.
+	 */
+	MARIADB {
+
+		@Override
+		String insertSql(String table) {
+			return insertIgnoreSql(table);
+		}
+
+		@Override
+		Object timestamp(Instant instant) {
+			return utcDateTime(instant);
+		}
+
+		@Override
+		int purgeBatch(JdbcTemplate jdbc, String table, Object now, int batchSize) {
+			return purgeWithLimit(jdbc, table, now, batchSize);
+		}
+
+		@Override
+		@Nullable List<IdempotencyKey> insertAllIfAbsent(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
+				String status, Object createdAt, Object expiresAt) {
+			return insertAllReturning(jdbc, "INSERT IGNORE INTO " + table, "", keys, status, createdAt, expiresAt);
 		}
 
 	},
@@ -150,6 +188,17 @@ public enum JdbcIdempotencyDialect {
 	}
 
 	/**
+	 * Inserts records for distinct keys unless present, in one statement, in the current
+	 * transaction, and tells which it inserted.
+	 * @return the keys inserted, or {@code null} if this dialect cannot tell in one statement (the
+	 * store then claims the keys one by one)
+	 */
+	@Nullable List<IdempotencyKey> insertAllIfAbsent(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
+			String status, Object createdAt, Object expiresAt) {
+		return null;
+	}
+
+	/**
 	 * Deletes at most {@code batchSize} records that expired before {@code now}, in its own
 	 * short statement.
 	 * @return how many were deleted
@@ -191,10 +240,42 @@ public enum JdbcIdempotencyDialect {
 		if (name.contains("postgres")) {
 			return POSTGRESQL;
 		}
-		if (name.contains("mysql") || name.contains("mariadb")) {
+		if (name.contains("mariadb")) {
+			return MARIADB;
+		}
+		if (name.contains("mysql")) {
 			return MYSQL;
 		}
 		return GENERIC;
+	}
+
+	private static String insertIgnoreSql(String table) {
+		return INSERT.replaceFirst("INSERT INTO", "INSERT IGNORE INTO").formatted(table);
+	}
+
+	private static Object utcDateTime(Instant instant) {
+		// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
+		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+	}
+
+	private static int purgeWithLimit(JdbcTemplate jdbc, String table, Object now, int batchSize) {
+		return jdbc.update("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?", now,
+				batchSize);
+	}
+
+	/** A multi-row insert-or-ignore whose {@code RETURNING} clause yields only the inserted rows. */
+	private static List<IdempotencyKey> insertAllReturning(JdbcTemplate jdbc, String insertInto, String onConflict,
+			List<IdempotencyKey> keys, String status, Object createdAt, Object expiresAt) {
+		StringBuilder sql = new StringBuilder(insertInto)
+			.append(" (namespace, idempotency_key, status, created_at, expires_at) VALUES ");
+		List<Object> args = new ArrayList<>(keys.size() * 5);
+		for (int i = 0; i < keys.size(); i++) {
+			sql.append((i > 0) ? ", (?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?)");
+			args.addAll(List.of(keys.get(i).namespace(), keys.get(i).value(), status, createdAt, expiresAt));
+		}
+		sql.append(onConflict).append(" RETURNING namespace, idempotency_key");
+		return jdbc.query(sql.toString(), (rs, row) -> new IdempotencyKey(rs.getString(1), rs.getString(2)),
+				args.toArray());
 	}
 
 	private static int insertInSavepoint(JdbcTemplate jdbc, Connection connection, String sql, Object[] args)

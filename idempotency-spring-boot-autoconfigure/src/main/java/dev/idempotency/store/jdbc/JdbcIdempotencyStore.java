@@ -3,6 +3,14 @@ package dev.idempotency.store.jdbc;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
@@ -33,6 +41,12 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/** Width of the namespace and key columns in the shipped schemas. */
 	public static final int MAX_KEY_LENGTH = 200;
+
+	/** Rows per multi-row insert of a batch; keeps bind parameters far below every driver's limit. */
+	static final int MAX_ROWS_PER_STATEMENT = 1000;
+
+	private static final Comparator<IdempotencyKey> KEY_ORDER = Comparator.comparing(IdempotencyKey::namespace)
+		.thenComparing(IdempotencyKey::value);
 
 	/** Status of a record inserted in the business transaction. */
 	static final String COMPLETED = "COMPLETED";
@@ -78,10 +92,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	 */
 	@Override
 	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
-		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			throw new IllegalStateException("JdbcIdempotencyStore claims keys inside the business transaction, "
-					+ "but no transaction is active");
-		}
+		requireTransaction();
 		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
 		Instant now = this.clock.instant();
 		Object createdAt = this.dialect.timestamp(now);
@@ -90,16 +101,79 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 			if (insert(stored, createdAt, expiresAt) == 1) {
 				return ClaimResult.claimedInTransaction();
 			}
-			if (isExpired(stored, createdAt)
-					&& this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
-					&& insert(stored, createdAt, expiresAt) == 1) {
-				return ClaimResult.claimedInTransaction();
-			}
-			return ClaimResult.duplicate();
+			return claimPresent(stored, createdAt, expiresAt);
 		}
 		catch (DataAccessException ex) {
 			throw new IdempotencyStoreException("Could not claim '" + key + "' in table " + this.tableName, ex);
 		}
+	}
+
+	/**
+	 * Claims a batch's keys with one multi-row insert-or-ignore where the dialect can tell which rows
+	 * it inserted (PostgreSQL, MariaDB), else one by one; keys found present then take the path of
+	 * {@link #claim} (an expired record is claimed again).
+	 */
+	@Override
+	public List<ClaimResult> claimAll(List<IdempotencyKey> keys, Duration lease, Duration retention) {
+		requireTransaction();
+		Set<IdempotencyKey> distinct = new LinkedHashSet<>();
+		for (IdempotencyKey key : keys) {
+			distinct.add(key.digestedBeyond(MAX_KEY_LENGTH));
+		}
+		// One order for every batch: two batches sharing keys then wait for each other instead of
+		// deadlocking on rows they inserted in opposite orders.
+		List<IdempotencyKey> sorted = new ArrayList<>(distinct);
+		sorted.sort(KEY_ORDER);
+		Instant now = this.clock.instant();
+		Object createdAt = this.dialect.timestamp(now);
+		Object expiresAt = this.dialect.timestamp(now.plus(retention));
+		try {
+			Map<IdempotencyKey, ClaimResult> claims = claimSorted(sorted, createdAt, expiresAt);
+			Set<IdempotencyKey> seen = new HashSet<>();
+			List<ClaimResult> results = new ArrayList<>(keys.size());
+			for (IdempotencyKey key : keys) {
+				IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
+				results.add(seen.add(stored) ? claims.get(stored) : ClaimResult.duplicate());
+			}
+			return results;
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not claim a batch of " + keys.size() + " keys in table "
+					+ this.tableName, ex);
+		}
+	}
+
+	private Map<IdempotencyKey, ClaimResult> claimSorted(List<IdempotencyKey> sorted, Object createdAt,
+			Object expiresAt) {
+		Map<IdempotencyKey, ClaimResult> claims = new HashMap<>();
+		for (int from = 0; from < sorted.size(); from += MAX_ROWS_PER_STATEMENT) {
+			List<IdempotencyKey> rows = sorted.subList(from, Math.min(sorted.size(), from + MAX_ROWS_PER_STATEMENT));
+			List<IdempotencyKey> returned = this.dialect.insertAllIfAbsent(this.jdbc, this.tableName, rows, COMPLETED,
+					createdAt, expiresAt);
+			Set<IdempotencyKey> inserted = (returned != null) ? new HashSet<>(returned) : null;
+			for (IdempotencyKey key : rows) {
+				boolean claimed = (inserted != null) ? inserted.contains(key) : insert(key, createdAt, expiresAt) == 1;
+				claims.put(key, claimed ? ClaimResult.claimedInTransaction() : claimPresent(key, createdAt, expiresAt));
+			}
+		}
+		return claims;
+	}
+
+	private void requireTransaction() {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw new IllegalStateException("JdbcIdempotencyStore claims keys inside the business transaction, "
+					+ "but no transaction is active");
+		}
+	}
+
+	/** The key's record exists: claim it again if its retention has passed, else it is a duplicate. */
+	private ClaimResult claimPresent(IdempotencyKey stored, Object createdAt, Object expiresAt) {
+		if (isExpired(stored, createdAt)
+				&& this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
+				&& insert(stored, createdAt, expiresAt) == 1) {
+			return ClaimResult.claimedInTransaction();
+		}
+		return ClaimResult.duplicate();
 	}
 
 	private boolean isExpired(IdempotencyKey key, Object now) {

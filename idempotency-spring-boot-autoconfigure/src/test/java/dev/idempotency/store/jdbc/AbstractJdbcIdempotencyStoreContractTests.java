@@ -1,7 +1,13 @@
 package dev.idempotency.store.jdbc;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -85,6 +91,11 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 	}
 
 	@Override
+	protected List<ClaimResult> claimAllAndSucceed(List<IdempotencyKey> keys) {
+		return this.transactions.execute((status) -> this.store.claimAll(keys, LEASE, RETENTION));
+	}
+
+	@Override
 	protected ClaimResult claimAndFail(IdempotencyKey key) {
 		return this.transactions.execute((status) -> {
 			ClaimResult claim = this.store.claim(key, LEASE, RETENTION);
@@ -97,6 +108,71 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 	protected int purgeExpired() {
 		return new JdbcIdempotencyPurger(this.jdbc, this.store.getDialect(), "idempotency_record", this.clock, 1000, 10)
 			.purgeExpired();
+	}
+
+	@Test
+	void expiredKeyInABatchIsClaimedAgain() {
+		claimAndSucceed(key("batch-expired"), Duration.ofHours(1));
+		this.clock.advance(Duration.ofHours(2));
+		assertThat(claimAllAndSucceed(List.of(key("batch-expired"), key("batch-fresh"))))
+			.extracting(ClaimResult::status)
+			.containsExactly(Status.CLAIMED, Status.CLAIMED);
+		assertThat(claimAndSucceed(key("batch-expired")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void batchRolledBackLeavesNoRecords() {
+		this.transactions.executeWithoutResult((status) -> {
+			this.store.claimAll(List.of(key("rb-1"), key("rb-2")), LEASE, RETENTION);
+			status.setRollbackOnly();
+		});
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class)).isZero();
+	}
+
+	@Test
+	void batchLargerThanOneStatementIsClaimedWhole() {
+		List<IdempotencyKey> keys = new ArrayList<>();
+		for (int i = 0; i < JdbcIdempotencyStore.MAX_ROWS_PER_STATEMENT + 5; i++) {
+			keys.add(key("big-" + i));
+		}
+		assertThat(claimAllAndSucceed(keys)).allMatch(ClaimResult::isClaimed);
+		assertThat(claimAllAndSucceed(keys)).noneMatch(ClaimResult::isClaimed);
+	}
+
+	@Test
+	void concurrentBatchesSharingKeysClaimEachKeyOnceWithoutDeadlock() throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(4);
+		try {
+			for (int round = 0; round < 10; round++) {
+				List<IdempotencyKey> forward = new ArrayList<>();
+				for (int i = 0; i < 20; i++) {
+					forward.add(key("shared-" + round + "-" + i));
+				}
+				List<IdempotencyKey> backward = new ArrayList<>(forward);
+				Collections.reverse(backward);
+				CyclicBarrier start = new CyclicBarrier(4);
+				List<Future<List<ClaimResult>>> batches = new ArrayList<>();
+				for (int t = 0; t < 4; t++) {
+					List<IdempotencyKey> keys = (t % 2 == 0) ? forward : backward;
+					batches.add(executor.submit(() -> {
+						start.await(10, TimeUnit.SECONDS);
+						return claimAllAndSucceed(keys);
+					}));
+				}
+				Map<IdempotencyKey, Integer> granted = new HashMap<>();
+				for (int t = 0; t < 4; t++) {
+					List<IdempotencyKey> keys = (t % 2 == 0) ? forward : backward;
+					List<ClaimResult> claims = batches.get(t).get(60, TimeUnit.SECONDS);
+					for (int i = 0; i < keys.size(); i++) {
+						granted.merge(keys.get(i), claims.get(i).isClaimed() ? 1 : 0, Integer::sum);
+					}
+				}
+				assertThat(granted).hasSize(20).allSatisfy((key, count) -> assertThat(count).as("%s", key).isOne());
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
 	}
 
 	@Test

@@ -20,7 +20,7 @@ class MariaDbJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotenc
 
 	@Override
 	protected JdbcIdempotencyDialect expectedDialect() {
-		return JdbcIdempotencyDialect.MYSQL;
+		return JdbcIdempotencyDialect.MARIADB;
 	}
 
 }

@@ -1,0 +1,77 @@
+package dev.idempotency.kafka;
+
+import dev.idempotency.core.IdempotentBatchFailedException;
+import dev.idempotency.core.InvalidIdempotencyKeyException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.util.backoff.BackOff;
+
+/**
+ * spring-kafka's {@link DefaultErrorHandler}, taught what an {@code @Idempotent} batch listener's
+ * failures mean:
+ * <ul>
+ * <li>A message whose key failed ({@link InvalidIdempotencyKeyException#getElementIndex()}): the
+ * messages before it were committed, so it becomes a {@link BatchListenerFailedException} at that
+ * index: their offsets are committed, the message is recovered at once, the rest redelivered.</li>
+ * <li>A batch that was rolled back as a whole ({@link IdempotentBatchFailedException}): a
+ * {@code BatchListenerFailedException} the listener threw is removed from the cause chain, since
+ * committing the offsets before its index would lose rolled-back work; the whole batch is retried
+ * and, after the last attempt, each of its records recovered.</li>
+ * </ul>
+ * Record listeners are handled exactly as by {@code DefaultErrorHandler}.
+ *
+ * @since 0.1.0
+ */
+public class IdempotentErrorHandler extends DefaultErrorHandler {
+
+	public IdempotentErrorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff) {
+		super(recoverer, backOff);
+	}
+
+	@Override
+	public void handleBatch(Exception thrownException, ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
+			MessageListenerContainer container, Runnable invokeListener) {
+		super.handleBatch(translate(thrownException), data, consumer, container, invokeListener);
+	}
+
+	static Exception translate(Exception thrown) {
+		InvalidIdempotencyKeyException rejected = find(thrown, InvalidIdempotencyKeyException.class);
+		if (rejected != null && rejected.getElementIndex() >= 0) {
+			return new BatchListenerFailedException(rejected.getMessage(), rejected, rejected.getElementIndex());
+		}
+		IdempotentBatchFailedException rolledBack = find(thrown, IdempotentBatchFailedException.class);
+		if (rolledBack != null && find(rolledBack, BatchListenerFailedException.class) != null) {
+			return new IdempotentBatchFailedException(rolledBack.getMessage(), withoutBatchListenerFailed(rolledBack));
+		}
+		return thrown;
+	}
+
+	/** The cause chain of {@code failure} below its {@code BatchListenerFailedException}, if any. */
+	private static Throwable withoutBatchListenerFailed(IdempotentBatchFailedException failure) {
+		BatchListenerFailedException indexed = find(failure, BatchListenerFailedException.class);
+		Throwable cause = (indexed != null) ? indexed.getCause() : failure.getCause();
+		if (cause == null) {
+			// Keep the listener's message, without the index spring-kafka would act on.
+			return new IllegalStateException(String.valueOf((indexed != null) ? indexed.getMessage() : null));
+		}
+		return cause;
+	}
+
+	private static <T extends Throwable> @Nullable T find(Throwable thrown, Class<T> type) {
+		Throwable candidate = thrown;
+		for (int depth = 0; candidate != null && depth < 32; depth++) {
+			if (type.isInstance(candidate)) {
+				return type.cast(candidate);
+			}
+			candidate = candidate.getCause();
+		}
+		return null;
+	}
+
+}
