@@ -33,6 +33,7 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotentBatchFailedException;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.MessageAcknowledger;
 import org.jspecify.annotations.Nullable;
@@ -421,6 +422,86 @@ class IdempotencyInterceptorTests {
 		assertThat(this.orders.handled).containsExactly("o-1");
 	}
 
+	// --- batches ----------------------------------------------------------------------------
+
+	@ParameterizedTest
+	@EnumSource
+	void batchPassesOnlyUnprocessedMessagesAndAcknowledgesOnce(Mode mode) {
+		Batches batches = proxy(new Batches(), interceptor(store(mode), transactionManager(mode)));
+		deliverBatch("b-1", "b-2");
+		batches.onOrders(new ArrayList<>(List.of("b-1", "b-2")));
+		deliverBatch("b-2", "b-3", "b-3");
+		batches.onOrders(new ArrayList<>(List.of("b-2", "b-3", "b-3")));
+		assertThat(batches.calls()).containsExactly(List.of("b-1", "b-2"), List.of("b-3"));
+		assertThat(this.acknowledger.count()).isEqualTo(2);
+		assertThat(this.listener.outcomes()).containsExactly(IdempotencyOutcome.PROCESSED,
+				IdempotencyOutcome.PROCESSED, IdempotencyOutcome.DUPLICATE, IdempotencyOutcome.PROCESSED,
+				IdempotencyOutcome.DUPLICATE);
+	}
+
+	@ParameterizedTest
+	@EnumSource
+	void batchOfDuplicatesOnlyIsAcknowledgedWithoutCallingTheMethod(Mode mode) {
+		Batches batches = proxy(new Batches(), interceptor(store(mode), transactionManager(mode)));
+		deliverBatch("x");
+		batches.onOrders(new ArrayList<>(List.of("x")));
+		deliverBatch("x");
+		batches.onOrders(new ArrayList<>(List.of("x")));
+		assertThat(batches.calls()).hasSize(1);
+		assertThat(this.acknowledger.count()).isEqualTo(2);
+	}
+
+	@ParameterizedTest
+	@EnumSource
+	void failedBatchIsRolledBackAsAWholeAndRunsAgainWhole(Mode mode) {
+		Batches target = new Batches();
+		Batches batches = proxy(target, interceptor(store(mode), transactionManager(mode)));
+		deliverBatch("ok-1", "boom", "ok-2");
+		assertThatExceptionOfType(IdempotentBatchFailedException.class)
+			.isThrownBy(() -> batches.onOrders(new ArrayList<>(List.of("ok-1", "boom", "ok-2"))))
+			.withRootCauseInstanceOf(IllegalStateException.class);
+		assertThat(this.acknowledger.count()).isZero();
+		target.failOn = "none";
+		deliverBatch("ok-1", "boom", "ok-2");
+		batches.onOrders(new ArrayList<>(List.of("ok-1", "boom", "ok-2")));
+		assertThat(batches.calls()).last().isEqualTo(List.of("ok-1", "boom", "ok-2"));
+		assertThat(this.listener.outcomes()).startsWith(IdempotencyOutcome.FAILED, IdempotencyOutcome.FAILED,
+				IdempotencyOutcome.FAILED);
+	}
+
+	@ParameterizedTest
+	@EnumSource
+	void messageWithoutKeyInABatchLetsTheMessagesBeforeItCommitAndNamesItsIndex(Mode mode) {
+		Batches batches = proxy(new Batches(), interceptor(store(mode), transactionManager(mode)));
+		deliverBatch("a", "b", "", "c");
+		assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
+			.isThrownBy(() -> batches.onOrders(new ArrayList<>(List.of("a", "b", "", "c"))))
+			.satisfies((ex) -> assertThat(ex.getElementIndex()).isEqualTo(2));
+		assertThat(batches.calls()).containsExactly(List.of("a", "b"));
+		assertThat(this.acknowledger.count()).as("the transport commits the prefix itself").isZero();
+		assertThat(this.listener.outcomes()).containsExactly(IdempotencyOutcome.PROCESSED,
+				IdempotencyOutcome.PROCESSED, IdempotencyOutcome.REJECTED);
+	}
+
+	@Test
+	void batchKeyExpressionSeesTheElementAndItsOwnMessageVariables() {
+		Batches batches = proxy(new Batches(), interceptor(this.inMemoryStore, null));
+		List<DeliveryContext> elements = List.of(
+				new DeliveryContext("m-1", "ns", Map.of("record", "rec-1"), null),
+				new DeliveryContext("m-2", "ns", Map.of("record", "rec-2"), null));
+		DeliveryContextHolder.set(DeliveryContext.batch("ns", Map.of(), this.acknowledger, elements));
+		batches.byRecord(new ArrayList<>(List.of("p-1", "p-2")));
+		assertThat(this.listener.events).extracting(IdempotencyEvent::key).containsExactly("rec-1/p-1", "rec-2/p-2");
+	}
+
+	private void deliverBatch(String... keys) {
+		List<DeliveryContext> elements = new ArrayList<>();
+		for (String key : keys) {
+			elements.add(new DeliveryContext(key, null, Map.of(), null));
+		}
+		DeliveryContextHolder.set(DeliveryContext.batch(null, Map.of(), this.acknowledger, elements));
+	}
+
 	// --- transactions -----------------------------------------------------------------------
 
 	@ParameterizedTest
@@ -805,6 +886,31 @@ class IdempotencyInterceptorTests {
 	}
 
 	public record OrderPlaced(@Nullable String orderId) {
+	}
+
+	static class Batches {
+
+		private final List<List<String>> calls = new CopyOnWriteArrayList<>();
+
+		String failOn = "boom";
+
+		@Idempotent(key = "#element")
+		public void onOrders(List<String> orders) {
+			this.calls.add(List.copyOf(orders));
+			if (orders.contains(this.failOn)) {
+				throw new IllegalStateException("failed on " + this.failOn);
+			}
+		}
+
+		@Idempotent(key = "#record + '/' + #element")
+		public void byRecord(List<String> orders) {
+			this.calls.add(List.copyOf(orders));
+		}
+
+		List<List<String>> calls() {
+			return this.calls;
+		}
+
 	}
 
 	static class Orders {
