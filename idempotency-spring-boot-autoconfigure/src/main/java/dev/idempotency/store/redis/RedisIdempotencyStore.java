@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
@@ -77,6 +78,8 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 
 	private final String keyPrefix;
 
+	private final Supplier<String> tokens;
+
 	/**
 	 * Creates a store on a connection factory.
 	 * @param connectionFactory the Redis connection factory
@@ -92,10 +95,16 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	 * @param keyPrefix prefix of every entry's key, may be empty
 	 */
 	public RedisIdempotencyStore(StringRedisTemplate redis, String keyPrefix) {
+		this(redis, keyPrefix, () -> UUID.randomUUID().toString());
+	}
+
+	/** With the claims' tokens from {@code tokens}: tests re-send a claim with its token. */
+	RedisIdempotencyStore(StringRedisTemplate redis, String keyPrefix, Supplier<String> tokens) {
 		Assert.notNull(redis, "redis must not be null");
 		Assert.notNull(keyPrefix, "keyPrefix must not be null");
 		this.redis = redis;
 		this.keyPrefix = keyPrefix;
+		this.tokens = tokens;
 	}
 
 	/**
@@ -104,7 +113,7 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	 */
 	@Override
 	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
-		ClaimResult mine = ClaimResult.claimed(UUID.randomUUID().toString());
+		ClaimResult mine = ClaimResult.claimed(this.tokens.get());
 		long status = execute(CLAIM, "claim", key, claimedValue(mine), millis(lease, "lease"), COMPLETED);
 		if (status == CLAIMED) {
 			return mine;
