@@ -53,9 +53,6 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	/** Longest namespace or key kept verbatim, as in the JDBC store. */
 	public static final int MAX_KEY_LENGTH = 200;
 
-	/** Default prefix of every entry's key. */
-	public static final String DEFAULT_KEY_PREFIX = "idempotency:";
-
 	/** Prefix of an in-progress entry's value; the claim's token follows. */
 	static final String PROCESSING = "PROCESSING:";
 
