@@ -118,8 +118,9 @@ public class IdempotencyProperties {
 	public static class Store {
 
 		/**
-		 * Type of the default store. Unset means detected: jdbc when there is a single DataSource.
-		 * The in-memory store is used only when chosen here.
+		 * Type of the default store. Unset means detected: jdbc when there is a single DataSource,
+		 * else redis when there is a RedisConnectionFactory and no DataSource at all. The in-memory
+		 * store is used only when chosen here.
 		 */
 		private @Nullable StoreType type;
 
@@ -160,6 +161,9 @@ public class IdempotencyProperties {
 
 		/** The dedup table in the business database (transactional mode). */
 		JDBC,
+
+		/** Entries in Redis with a lease (leased mode). */
+		REDIS,
 
 		/** This JVM's memory: tests and demos only. */
 		IN_MEMORY

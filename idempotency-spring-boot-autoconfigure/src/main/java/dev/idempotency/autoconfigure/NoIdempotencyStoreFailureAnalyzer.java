@@ -23,6 +23,8 @@ class NoIdempotencyStoreFailureAnalyzer extends AbstractFailureAnalyzer<NoIdempo
 						Configure one of:
 						\t- a DataSource (add spring-boot-starter-jdbc and your database's JDBC driver): the JDBC store \
 						is then used, in the same transaction as your business data (recommended);
+						\t- idempotency.store.type=redis with a RedisConnectionFactory (add \
+						spring-boot-starter-data-redis): the Redis store, with a lease, for effects outside a database;
 						\t- idempotency.store.type=in-memory, for tests and demos only (keys are lost on restart);
 						\t- your own IdempotencyStore bean.
 						Or set idempotency.enabled=false to run @Idempotent methods without deduplication.""",

@@ -44,6 +44,27 @@ abstract class StoreTypeCondition extends SpringBootCondition {
 
 	}
 
+	/** The Redis store, when chosen; {@link RedisStoreConfiguration} adds when it is detected. */
+	static final class Redis extends StoreTypeCondition {
+
+		Redis() {
+			super(StoreType.REDIS, false);
+		}
+
+	}
+
+	/** No store type is set: the store is detected. */
+	static final class Unset extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			BindResult<StoreType> bound = Binder.get(context.getEnvironment()).bind(PROPERTY, StoreType.class);
+			return new ConditionOutcome(!bound.isBound(),
+					PROPERTY + (bound.isBound() ? " is " + bound.get() : " is not set"));
+		}
+
+	}
+
 	/** The in-memory store: only when chosen. */
 	static final class InMemory extends StoreTypeCondition {
 

@@ -18,14 +18,16 @@ import org.springframework.mock.env.MockEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Pins every default of {@link IdempotencyProperties} and {@link IdempotencyJdbcProperties}: they
- * live in the field initialisers and nowhere else.
+ * Pins every default of {@link IdempotencyProperties}, {@link IdempotencyJdbcProperties} and
+ * {@link IdempotencyRedisProperties}: they live in the field initialisers and nowhere else.
  */
 class IdempotencyPropertiesDefaultsTests {
 
 	private final IdempotencyProperties properties = new IdempotencyProperties();
 
 	private final IdempotencyJdbcProperties jdbc = new IdempotencyJdbcProperties();
+
+	private final IdempotencyRedisProperties redis = new IdempotencyRedisProperties();
 
 	@Test
 	void interceptionIsEnabled() {
@@ -116,6 +118,11 @@ class IdempotencyPropertiesDefaultsTests {
 	}
 
 	@Test
+	void redisKeyPrefixIsIdempotencyColon() {
+		assertThat(this.redis.getKeyPrefix()).isEqualTo("idempotency:");
+	}
+
+	@Test
 	void continueOnErrorDefaultIsTheDocumentedOne() throws IOException {
 		Object documented;
 		try (InputStream json = new ClassPathResource("META-INF/spring-configuration-metadata.json").getInputStream()) {
@@ -133,6 +140,9 @@ class IdempotencyPropertiesDefaultsTests {
 		assertThat(bound).usingRecursiveComparison().isEqualTo(new IdempotencyProperties());
 		IdempotencyJdbcProperties boundJdbc = binder.bindOrCreate("idempotency.jdbc", IdempotencyJdbcProperties.class);
 		assertThat(boundJdbc).usingRecursiveComparison().isEqualTo(new IdempotencyJdbcProperties());
+		IdempotencyRedisProperties boundRedis = binder.bindOrCreate("idempotency.redis",
+				IdempotencyRedisProperties.class);
+		assertThat(boundRedis).usingRecursiveComparison().isEqualTo(new IdempotencyRedisProperties());
 	}
 
 	@Test

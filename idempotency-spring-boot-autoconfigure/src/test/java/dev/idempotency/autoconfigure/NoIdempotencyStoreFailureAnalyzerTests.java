@@ -43,6 +43,7 @@ class NoIdempotencyStoreFailureAnalyzerTests {
 		assertThat(analysis.getAction()).contains("DataSource")
 			.contains("spring-boot-starter-jdbc")
 			.contains("idempotency.store.type=in-memory")
+			.contains("idempotency.store.type=redis")
 			.contains("your own IdempotencyStore bean")
 			.contains("idempotency.enabled=false");
 	}

@@ -1,0 +1,258 @@
+package dev.idempotency.store.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.store.AbstractIdempotencyStoreContractTests;
+import dev.idempotency.testsupport.TestRedisConnections;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The store contract, plus the leased mode's own rules, for {@link RedisIdempotencyStore} on a real
+ * Redis. Redis judges leases and retention by its own clock, which the contract's
+ * {@code MutableClock} cannot move: the tests where time must pass use short real durations
+ * instead, and Redis expires entries itself, so there is nothing to purge.
+ */
+class RedisIdempotencyStoreIntegrationTests extends AbstractIdempotencyStoreContractTests {
+
+	private static final Duration SHORT = Duration.ofMillis(300);
+
+	private static final String PREFIX = TestRedisConnections
+		.uniqueKeyPrefix(RedisIdempotencyStoreIntegrationTests.class);
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private static StringRedisTemplate redis;
+
+	private static RedisIdempotencyStore store;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = TestRedisConnections.connectionFactory();
+		redis = new StringRedisTemplate(connectionFactory);
+		store = new RedisIdempotencyStore(redis, PREFIX);
+	}
+
+	@AfterAll
+	static void deleteKeysAndDisconnect() {
+		if (connectionFactory != null) {
+			TestRedisConnections.deleteKeys(connectionFactory, PREFIX);
+			connectionFactory.destroy();
+		}
+	}
+
+	@Override
+	protected IdempotencyStore store() {
+		return store;
+	}
+
+	@Override
+	protected ClaimResult claimAndSucceed(IdempotencyKey key, Duration retention) {
+		ClaimResult claim = store.claim(key, LEASE, retention);
+		if (claim.isClaimed()) {
+			store.complete(key, claim, retention);
+		}
+		return claim;
+	}
+
+	@Override
+	protected ClaimResult claimAndFail(IdempotencyKey key) {
+		ClaimResult claim = store.claim(key, LEASE, RETENTION);
+		if (claim.isClaimed()) {
+			store.release(key, claim);
+		}
+		return claim;
+	}
+
+	/** Redis deletes expired entries itself. */
+	@Override
+	protected int purgeExpired() {
+		return 0;
+	}
+
+	// The contract moves the clock by two hours; here the retention is short and really passes.
+	@Override
+	@Test
+	protected void keyCanBeClaimedAgainAfterItsRetention() {
+		claimAndSucceed(key("expired"), SHORT);
+		awaitGone(key("expired"));
+		assertThat(claimAndSucceed(key("expired")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("expired")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	// Nothing to purge: an expired entry vanishes by itself, a retained one stays.
+	@Override
+	@Test
+	protected void purgeDeletesExpiredRecordsOnly() {
+		for (int i = 0; i < 3; i++) {
+			claimAndSucceed(key("short-" + i), SHORT);
+		}
+		claimAndSucceed(key("long-0"), Duration.ofDays(10));
+		claimAndSucceed(key("long-1"), Duration.ofDays(10));
+		for (int i = 0; i < 3; i++) {
+			awaitGone(key("short-" + i));
+		}
+		assertThat(claimAndSucceed(key("long-0")).status()).isEqualTo(Status.DUPLICATE);
+		assertThat(claimAndSucceed(key("long-1")).status()).isEqualTo(Status.DUPLICATE);
+		assertThat(claimAndSucceed(key("short-0")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void keyHeldUnderALeaseIsInProgress() {
+		store.claim(key("held"), LEASE, RETENTION);
+		assertThat(store.claim(key("held"), LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+	}
+
+	@Test
+	void expiredLeaseIsTakenOver() {
+		store.claim(key("crashed"), SHORT, RETENTION);
+		awaitGone(key("crashed"));
+		assertThat(store.claim(key("crashed"), LEASE, RETENTION).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void releaseByAStaleTokenDoesNotDeleteTheNewerClaim() {
+		ClaimResult late = store.claim(key("slow-release"), SHORT, RETENTION);
+		awaitGone(key("slow-release"));
+		ClaimResult current = store.claim(key("slow-release"), LEASE, RETENTION);
+		assertThat(current.isClaimed()).isTrue();
+		store.release(key("slow-release"), late);
+		assertThat(valueOf(key("slow-release"))).isEqualTo(store.claimedValue(current));
+		assertThat(store.claim(key("slow-release"), LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+	}
+
+	@Test
+	void completeAfterTheLeaseWasTakenOverDoesNotOverwrite() {
+		ClaimResult late = store.claim(key("slow-complete"), SHORT, RETENTION);
+		awaitGone(key("slow-complete"));
+		ClaimResult current = store.claim(key("slow-complete"), LEASE, RETENTION);
+		store.complete(key("slow-complete"), late, RETENTION);
+		assertThat(valueOf(key("slow-complete"))).isEqualTo(store.claimedValue(current));
+		store.release(key("slow-complete"), current);
+		assertThat(store.claim(key("slow-complete"), LEASE, RETENTION).status())
+			.as("the late worker's complete must not have marked the key processed")
+			.isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void completeAfterTheLeaseExpiredWithoutTakeOverDoesNotMarkTheKey() {
+		ClaimResult late = store.claim(key("expired-complete"), SHORT, RETENTION);
+		awaitGone(key("expired-complete"));
+		store.complete(key("expired-complete"), late, RETENTION);
+		assertThat(redis.hasKey(store.storageKey(key("expired-complete")))).isFalse();
+	}
+
+	@Test
+	void releaseOfACompletedKeyKeepsItProcessed() {
+		ClaimResult claim = store.claim(key("done-release"), LEASE, RETENTION);
+		store.complete(key("done-release"), claim, RETENTION);
+		store.release(key("done-release"), claim);
+		assertThat(store.claim(key("done-release"), LEASE, RETENTION).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void claimSentAgainAfterALostReplyIsGranted() {
+		// go-redis#2985: the client re-sends the claim after the connection dropped, and the first
+		// attempt had already set the key. It must not look like someone else's claim.
+		RedisIdempotencyStore resending = new RedisIdempotencyStore(redis, PREFIX, () -> "same-token");
+		ClaimResult first = resending.claim(key("resent"), LEASE, RETENTION);
+		ClaimResult again = resending.claim(key("resent"), LEASE, RETENTION);
+		assertThat(first.isClaimed()).isTrue();
+		assertThat(again).isEqualTo(first);
+		assertThat(store.claim(key("resent"), LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+	}
+
+	@Test
+	void entriesHoldTheValuesTheKeyValueContractDescribes() {
+		ClaimResult claim = store.claim(key("described"), LEASE, RETENTION);
+		assertThat(valueOf(key("described"))).isEqualTo(store.claimedValue(claim)).startsWith("PROCESSING:");
+		assertThat(ttl(key("described"))).isPositive().isLessThanOrEqualTo(LEASE);
+		store.complete(key("described"), claim, Duration.ofHours(1));
+		assertThat(valueOf(key("described"))).isEqualTo(store.completedValue()).isEqualTo("COMPLETED");
+		assertThat(ttl(key("described"))).isGreaterThan(Duration.ofMinutes(59))
+			.isLessThanOrEqualTo(Duration.ofHours(1));
+	}
+
+	@Test
+	void entryKeyIsThePrefixTheNamespaceAndTheKey() {
+		store.claim(new IdempotencyKey("points", "order-1"), LEASE, RETENTION);
+		assertThat(redis.hasKey(PREFIX + "points:order-1")).isTrue();
+	}
+
+	@Test
+	void namespacesWithAColonDoNotShareEntries() {
+		assertThat(claimAndSucceed(new IdempotencyKey("a:b", "c")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(new IdempotencyKey("a", "b:c")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(new IdempotencyKey("a:b", "c")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void longKeyIsStoredAsADigest() {
+		IdempotencyKey key = key("k".repeat(5_000));
+		claimAndSucceed(key);
+		String entry = store.storageKey(key);
+		assertThat(entry).startsWith(PREFIX + "contract:sha256:").hasSize(PREFIX.length() + "contract:".length() + 71);
+		assertThat(redis.opsForValue().get(entry)).isEqualTo("COMPLETED");
+	}
+
+	@Test
+	void manyConcurrentClaimsOfOneKeyGrantExactlyOne() throws Exception {
+		int threads = 32;
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			IdempotencyKey key = key("crowd");
+			CyclicBarrier start = new CyclicBarrier(threads);
+			List<Future<ClaimResult>> results = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				results.add(executor.submit(() -> {
+					start.await(10, TimeUnit.SECONDS);
+					return store.claim(key, LEASE, RETENTION);
+				}));
+			}
+			List<Status> statuses = new ArrayList<>();
+			for (Future<ClaimResult> result : results) {
+				statuses.add(result.get(30, TimeUnit.SECONDS).status());
+			}
+			assertThat(statuses).filteredOn(Status.CLAIMED::equals).hasSize(1);
+			assertThat(statuses).filteredOn(Status.IN_PROGRESS::equals).hasSize(threads - 1);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private static void awaitGone(IdempotencyKey key) {
+		String entry = store.storageKey(key);
+		await().atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> !Boolean.TRUE.equals(redis.hasKey(entry)));
+	}
+
+	private static String valueOf(IdempotencyKey key) {
+		return redis.opsForValue().get(store.storageKey(key));
+	}
+
+	private static Duration ttl(IdempotencyKey key) {
+		Long millis = redis.getExpire(store.storageKey(key), TimeUnit.MILLISECONDS);
+		return Duration.ofMillis((millis != null) ? millis : -1);
+	}
+
+}
