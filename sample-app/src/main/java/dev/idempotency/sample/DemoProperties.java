@@ -14,18 +14,20 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param poisonOrders orders with negative points; the credit throws every time, so they are retried
  * and then dead-lettered
  * @param invalidOrders orders without an order id; the key is rejected, not retried, dead-lettered
+ * @param malformedMessages messages that are not JSON; they fail deserialization and are
+ * dead-lettered without reaching the listener
  * @param users distinct customers the orders are spread over
- * @param partitions partitions (and consumer threads) of the in-memory broker; an order goes to the
- * partition of its user id, as a Kafka record keyed by user id would
- * @param maxAttempts deliveries of one message before it is dead-lettered
+ * @param partitions partitions of the {@code orders} topic (and listener threads); records are
+ * keyed by user id, so one user's orders stay in order
  * @param seed seed of the random order generator, so runs are repeatable
- * @param drainTimeout how long the runner waits for the broker to deliver everything
+ * @param drainTimeout how long the runner waits for the consumer group to catch up
  * @param keepRunning whether the application stays up after the report (read by {@code main})
  */
 @ConfigurationProperties("demo")
 public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.2") double duplicateRatio,
-		@DefaultValue("2") int poisonOrders, @DefaultValue("1") int invalidOrders, @DefaultValue("50") int users,
-		@DefaultValue("3") int partitions, @DefaultValue("3") int maxAttempts, @DefaultValue("42") long seed,
-		@DefaultValue("60s") Duration drainTimeout, @DefaultValue("false") boolean keepRunning) {
+		@DefaultValue("2") int poisonOrders, @DefaultValue("1") int invalidOrders,
+		@DefaultValue("1") int malformedMessages, @DefaultValue("50") int users, @DefaultValue("3") int partitions,
+		@DefaultValue("42") long seed, @DefaultValue("120s") Duration drainTimeout,
+		@DefaultValue("false") boolean keepRunning) {
 
 }

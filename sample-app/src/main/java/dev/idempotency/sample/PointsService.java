@@ -3,16 +3,19 @@ package dev.idempotency.sample;
 import dev.idempotency.annotation.Idempotent;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Service;
 
 /**
  * Credits loyalty points for placed orders: the effect that must happen once per order, however
- * often the broker delivers the event.
+ * often Kafka delivers the event.
  * <p>
  * {@code @Idempotent} opens the transaction, records {@code ("points", orderId)} in the
- * {@code idempotency_record} table of the same database, runs this method and commits both
- * together. A second delivery of the same order finds the row, is acknowledged and skipped. An
- * exception rolls back the balance, the ledger row and the dedup row, so a redelivery runs again.
+ * {@code idempotency_record} table of the same database (the namespace is the consumer group),
+ * runs this method and commits both together; the container commits the offset only after that.
+ * A second delivery of the same order finds the row and is skipped. An exception rolls back the
+ * balance, the ledger row and the dedup row, so the record is retried and, after the configured
+ * attempts, published to {@code orders.DLT}.
  */
 @Service
 public class PointsService {
@@ -23,7 +26,8 @@ public class PointsService {
 		this.jdbc = jdbc;
 	}
 
-	@Idempotent(key = "#order.orderId", namespace = "points")
+	@KafkaListener(id = "points", topics = DemoRunner.TOPIC, groupId = "points", concurrency = "${demo.partitions:3}")
+	@Idempotent(key = "#order.orderId")
 	public void credit(OrderPlaced order) {
 		if (order.orderId() == null || order.orderId().isBlank()) {
 			throw new IllegalArgumentException("OrderPlaced without an order id: " + order);

@@ -1,16 +1,27 @@
 package dev.idempotency.sample;
 
-import dev.idempotency.core.InvalidIdempotencyKeyException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.kafka.config.TopicBuilder;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.support.serializer.DelegatingByTypeSerializer;
+import org.springframework.kafka.support.serializer.JacksonJsonSerializer;
 
 /**
- * Orders → points: an order event is delivered at least once, and {@code @Idempotent} makes sure
- * its points are credited once.
+ * Orders → points over Kafka: an order event is delivered at least once, and {@code @Idempotent}
+ * makes sure its points are credited once. Without {@code spring.kafka.bootstrap-servers} the demo
+ * starts an in-process broker ({@link EmbeddedKafkaInitializer}).
  * <p>
  * The demo runs, prints its report and exits with status 0 when every order was credited exactly
  * once (1 otherwise). Set {@code demo.keep-running=true} to keep the application up instead.
@@ -19,14 +30,31 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(DemoProperties.class)
 public class SampleApplication {
 
+	/** The orders topic; on a real cluster Spring Kafka's {@code KafkaAdmin} creates it if missing. */
+	@Bean
+	NewTopic ordersTopic(DemoProperties demo) {
+		return TopicBuilder.name(DemoRunner.TOPIC).partitions(demo.partitions()).replicas(1).build();
+	}
+
+	/** Where the starter's error handler publishes records it gave up on. */
+	@Bean
+	NewTopic ordersDeadLetterTopic() {
+		return TopicBuilder.name(DemoRunner.DEAD_LETTER_TOPIC).partitions(1).replicas(1).build();
+	}
+
 	/**
-	 * The "broker": an in-process stand-in for Kafka until the Kafka adapter lands, subscribed by
-	 * consumer group {@code points} to {@link PointsService#credit}.
+	 * The producer writes {@code OrderPlaced} as JSON, and also publishes dead letters: a record that
+	 * failed deserialization is dead-lettered with its original bytes, which must go out unchanged.
 	 */
 	@Bean
-	InMemoryOrderBroker orderBroker(PointsService points, DemoProperties demo) {
-		return new InMemoryOrderBroker("points", demo.partitions(), demo.maxAttempts(), points::credit,
-				InvalidIdempotencyKeyException.class);
+	DefaultKafkaProducerFactoryCustomizer jsonOrRawBytesValues() {
+		return (factory) -> {
+			Map<Class<?>, Serializer<?>> byType = new LinkedHashMap<>();
+			byType.put(byte[].class, new ByteArraySerializer());
+			byType.put(Object.class, new JacksonJsonSerializer<>());
+			((DefaultKafkaProducerFactory<Object, Object>) factory)
+				.setValueSerializer(new DelegatingByTypeSerializer(byType, true));
+		};
 	}
 
 	public static void main(String[] args) {

@@ -1,0 +1,51 @@
+package dev.idempotency.sample;
+
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * Starts an in-process KRaft broker (spring-kafka-test) for the demo when no
+ * {@code spring.kafka.bootstrap-servers} is configured, and points Spring Boot's Kafka
+ * auto-configuration at it. Pointing the demo at a real cluster is that one property. The broker
+ * stops with the application context.
+ */
+public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+
+	static final String BOOTSTRAP_SERVERS = "spring.kafka.bootstrap-servers";
+
+	private static final Log logger = LogFactory.getLog(EmbeddedKafkaInitializer.class);
+
+	@Override
+	public void initialize(ConfigurableApplicationContext context) {
+		ConfigurableEnvironment environment = context.getEnvironment();
+		if (environment.containsProperty(BOOTSTRAP_SERVERS)) {
+			return;
+		}
+		int partitions = environment.getProperty("demo.partitions", Integer.class, 3);
+		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, partitions);
+		// By default the broker publishes its address as the system property
+		// spring.kafka.bootstrap-servers, which every later context in this JVM would then use.
+		broker.brokerListProperty("demo.embedded-kafka.brokers");
+		broker.afterPropertiesSet();
+		context.addApplicationListener((ApplicationEvent event) -> {
+			if (event instanceof ContextClosedEvent closed && closed.getApplicationContext() == context) {
+				broker.destroy();
+			}
+		});
+		environment.getPropertySources()
+			.addFirst(new MapPropertySource("embeddedKafka", Map.of(BOOTSTRAP_SERVERS, broker.getBrokersAsString())));
+		logger.info("No " + BOOTSTRAP_SERVERS + " set: started an in-process Kafka broker at "
+				+ broker.getBrokersAsString());
+	}
+
+}
