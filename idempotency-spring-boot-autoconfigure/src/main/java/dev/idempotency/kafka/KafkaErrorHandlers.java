@@ -41,6 +41,10 @@ public final class KafkaErrorHandlers {
 		backOff.setMultiplier(multiplier);
 		backOff.setMaxInterval(maxInterval.toMillis());
 		DefaultErrorHandler handler = new IdempotentErrorHandler(recoverer, backOff);
+		// In MANUAL_IMMEDIATE the container would only queue a recovered record's offset, and nothing
+		// commits it until a later record of the partition is acknowledged: the dead letter would be
+		// redelivered (and dead-lettered again) after a crash or a rebalance.
+		handler.setCommitRecovered(true);
 		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, DuplicateMessageException.class);
 		return handler;
 	}
