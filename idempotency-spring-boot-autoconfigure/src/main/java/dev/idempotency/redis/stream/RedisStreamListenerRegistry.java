@@ -107,6 +107,14 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 	}
 
 	/**
+	 * The settings every container of this registry uses.
+	 * @return the settings
+	 */
+	public RedisStreamSettings getSettings() {
+		return this.settings;
+	}
+
+	/**
 	 * Every container.
 	 * @return the containers, in discovery order
 	 */
