@@ -168,7 +168,7 @@ class RedisStreamAtomicModeIntegrationTests {
 		}
 
 		@RedisStreamListener(stream = "rs-atomic-orders-${it.run}", group = "rs-atomic-orders-${it.run}")
-		@Idempotent(key = "#order.orderId()")
+		@Idempotent(key = "#order.orderId")
 		public void onOrder(Order order) {
 			this.applied.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger()).incrementAndGet();
 		}

@@ -214,6 +214,21 @@ class RedisStreamListenerIntegrationTests {
 			.until(() -> StreamTestSupport.gauge(this.meters, IdempotencyMeters.STREAM_PENDING, CLAIM) == 0);
 	}
 
+	@Test
+	void pendingEntryTrimmedFromTheStreamIsAcknowledgedAndCounted() {
+		RedisStreamListenerContainer container = this.context.getBean(RedisStreamListenerRegistry.class)
+			.getListenerContainer("claim");
+		container.stop();
+		String id = add(this.redis, CLAIM, order("trimmed", 5));
+		assertThat(readAs("doomed-consumer", 1)).hasSize(1);
+		this.redis.opsForStream().delete(CLAIM, id);
+		container.start();
+		await().atMost(10, TimeUnit.SECONDS)
+			.until(() -> StreamTestSupport.counter(this.meters, IdempotencyMeters.STREAM_TRIMMED, CLAIM) >= 1);
+		assertThat(pendingIdSet(CLAIM, CLAIM)).doesNotContain(id);
+		assertThat(ledger("trimmed")).isZero();
+	}
+
 	private List<MapRecord<String, String, String>> readAs(String consumer, int count) {
 		return this.redis.<String, String>opsForStream()
 			.read(Consumer.from(CLAIM, consumer), StreamReadOptions.empty().count(count),
