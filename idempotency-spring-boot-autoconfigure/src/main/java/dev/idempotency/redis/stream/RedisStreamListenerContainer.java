@@ -416,7 +416,11 @@ public class RedisStreamListenerContainer {
 			claimIdleEntries();
 		}
 		catch (RuntimeException ex) {
-			if (anyConsumerFailing()) {
+			if (isError(ex, "NOGROUP")) {
+				// Not created yet (start-up) or lost: the consumers' reads create or recreate it.
+				logger.debug("Recovery of stream '" + stream() + "' skipped: its group does not exist (yet)");
+			}
+			else if (anyConsumerFailing()) {
 				logger.debug("Recovery of stream '" + stream() + "' failed while its consumers cannot read", ex);
 			}
 			else {
