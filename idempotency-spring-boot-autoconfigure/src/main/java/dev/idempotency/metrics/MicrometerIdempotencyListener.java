@@ -1,10 +1,19 @@
 package dev.idempotency.metrics;
 
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter.MeterProvider;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -15,7 +24,11 @@ import org.springframework.core.NestedExceptionUtils;
  * <li>{@value IdempotencyMeters#INVOCATIONS} (timer): namespace, outcome, store, exception;</li>
  * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
  * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store;</li>
- * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception.</li>
+ * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception;</li>
+ * <li>{@value IdempotencyMeters#STREAM_PENDING}, {@value IdempotencyMeters#STREAM_PENDING_OLDEST_IDLE},
+ * {@value IdempotencyMeters#STREAM_SUBSCRIPTIONS_ACTIVE} (gauges) and
+ * {@value IdempotencyMeters#STREAM_RECLAIMED}, {@value IdempotencyMeters#STREAM_TRIMMED},
+ * {@value IdempotencyMeters#STREAM_GROUP_RECREATED} (counters): stream, group.</li>
  * </ul>
  * Summing the invocation timer's counts over outcomes gives every delivery:
  * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
@@ -32,7 +45,19 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 
 	private final MeterProvider<Counter> deadLettered;
 
+	private final MeterProvider<Counter> streamReclaimed;
+
+	private final MeterProvider<Counter> streamTrimmed;
+
+	private final MeterProvider<Counter> streamGroupRecreated;
+
+	private final MeterRegistry registry;
+
+	/** Values behind the stream gauges, by meter name and tags; gauges hold them weakly. */
+	private final Map<String, AtomicLong> gaugeValues = new ConcurrentHashMap<>();
+
 	public MicrometerIdempotencyListener(MeterRegistry registry) {
+		this.registry = registry;
 		this.invocations = Timer.builder(IdempotencyMeters.INVOCATIONS)
 			.description("@Idempotent invocations by outcome")
 			.withRegistry(registry);
@@ -44,6 +69,15 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 			.withRegistry(registry);
 		this.deadLettered = Counter.builder(IdempotencyMeters.DEAD_LETTERED)
 			.description("Messages published to a dead-letter destination")
+			.withRegistry(registry);
+		this.streamReclaimed = Counter.builder(IdempotencyMeters.STREAM_RECLAIMED)
+			.description("Pending stream entries claimed from idle consumers")
+			.withRegistry(registry);
+		this.streamTrimmed = Counter.builder(IdempotencyMeters.STREAM_TRIMMED)
+			.description("Pending stream entries acknowledged because they were trimmed from the stream")
+			.withRegistry(registry);
+		this.streamGroupRecreated = Counter.builder(IdempotencyMeters.STREAM_GROUP_RECREATED)
+			.description("Consumer groups recreated after they disappeared")
 			.withRegistry(registry);
 	}
 
@@ -70,6 +104,59 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 					IdempotencyMeters.EXCEPTION_TAG,
 					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
 			.increment();
+	}
+
+	@Override
+	public void onStreamPending(String stream, String group, long pending, Duration oldestIdle) {
+		gauge(IdempotencyMeters.STREAM_PENDING, stream, group, "Pending entries of a stream consumer group")
+			.set(pending);
+		String key = IdempotencyMeters.STREAM_PENDING_OLDEST_IDLE + "|" + stream + "|" + group;
+		this.gaugeValues.computeIfAbsent(key, (name) -> {
+			AtomicLong value = new AtomicLong();
+			TimeGauge.builder(IdempotencyMeters.STREAM_PENDING_OLDEST_IDLE, value, TimeUnit.MILLISECONDS,
+					AtomicLong::get)
+				.description("Idle time of the longest-waiting of the oldest pending entries")
+				.tags(streamTags(stream, group))
+				.register(this.registry);
+			return value;
+		}).set(oldestIdle.toMillis());
+	}
+
+	@Override
+	public void onStreamSubscriptions(String stream, String group, int active) {
+		gauge(IdempotencyMeters.STREAM_SUBSCRIPTIONS_ACTIVE, stream, group,
+				"Subscriptions of this application reading the stream without error")
+			.set(active);
+	}
+
+	@Override
+	public void onStreamReclaimed(String stream, String group, int count) {
+		this.streamReclaimed.withTags(streamTags(stream, group)).increment(count);
+	}
+
+	@Override
+	public void onStreamTrimmed(String stream, String group, int count) {
+		this.streamTrimmed.withTags(streamTags(stream, group)).increment(count);
+	}
+
+	@Override
+	public void onStreamGroupRecreated(String stream, String group) {
+		this.streamGroupRecreated.withTags(streamTags(stream, group)).increment();
+	}
+
+	private AtomicLong gauge(String name, String stream, String group, String description) {
+		return this.gaugeValues.computeIfAbsent(name + "|" + stream + "|" + group, (key) -> {
+			AtomicLong value = new AtomicLong();
+			Gauge.builder(name, value, AtomicLong::get)
+				.description(description)
+				.tags(streamTags(stream, group))
+				.register(this.registry);
+			return value;
+		});
+	}
+
+	private static Tags streamTags(String stream, String group) {
+		return Tags.of(IdempotencyMeters.STREAM_TAG, stream, IdempotencyMeters.GROUP_TAG, group);
 	}
 
 }

@@ -63,8 +63,8 @@ class ArchitectureTests {
 		classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 			.importPackages(ROOT);
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
-		for (String layer : List.of("annotation", "core", "support", "store.jdbc", "store.redis", "metrics",
-				"autoconfigure")) {
+		for (String layer : List.of("annotation", "core", "support", "store.jdbc", "store.redis", "redis.stream",
+				"metrics", "autoconfigure")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}

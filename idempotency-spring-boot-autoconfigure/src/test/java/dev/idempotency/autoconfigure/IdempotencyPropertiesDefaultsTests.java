@@ -29,6 +29,8 @@ class IdempotencyPropertiesDefaultsTests {
 
 	private final IdempotencyRedisProperties redis = new IdempotencyRedisProperties();
 
+	private final IdempotencyRedisStreamProperties redisStream = new IdempotencyRedisStreamProperties();
+
 	@Test
 	void interceptionIsEnabled() {
 		assertThat(this.properties.isEnabled()).isTrue();
@@ -151,6 +153,52 @@ class IdempotencyPropertiesDefaultsTests {
 		assertThat(Binder.get(new MockEnvironment())
 			.bindOrCreate("idempotency", IdempotencyProperties.class)
 			.getAdvisorOrder()).isEqualTo(IdempotencyProperties.DEFAULT_ADVISOR_ORDER);
+	}
+
+	@Test
+	void redisStreamListenersAreEnabled() {
+		assertThat(this.redisStream.isEnabled()).isTrue();
+	}
+
+	@Test
+	void redisStreamListenersRunOneConsumerEach() {
+		assertThat(this.redisStream.getConcurrency()).isEqualTo(1);
+	}
+
+	@Test
+	void redisStreamReadsTenEntriesAtMostBlockingTwoSeconds() {
+		assertThat(this.redisStream.getBatchSize()).isEqualTo(10);
+		assertThat(this.redisStream.getPollTimeout()).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void redisStreamClaimsEntriesIdleForAMinuteEveryThirtySeconds() {
+		assertThat(this.redisStream.getMinIdle()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(this.redisStream.getClaimInterval()).isEqualTo(Duration.ofSeconds(30));
+	}
+
+	@Test
+	void redisStreamDeadLettersAfterThreeDeliveriesToTheDlqStream() {
+		assertThat(this.redisStream.getMaxDeliveries()).isEqualTo(3);
+		assertThat(this.redisStream.getDeadLetter().getSuffix()).isEqualTo(".dlq");
+	}
+
+	@Test
+	void redisStreamRetriesAFailedReadAfterOneSecond() {
+		assertThat(this.redisStream.getRecoveryBackOff()).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void redisStreamPayloadIsThePayloadField() {
+		assertThat(this.redisStream.getPayloadField()).isEqualTo("payload");
+	}
+
+	@Test
+	void bindingAnEmptyEnvironmentKeepsTheRedisStreamDefaults() {
+		assertThat(Binder.get(new MockEnvironment())
+			.bindOrCreate("idempotency.redis.stream", IdempotencyRedisStreamProperties.class))
+			.usingRecursiveComparison()
+			.isEqualTo(new IdempotencyRedisStreamProperties());
 	}
 
 }

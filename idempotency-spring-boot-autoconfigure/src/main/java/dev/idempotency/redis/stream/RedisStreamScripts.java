@@ -1,0 +1,71 @@
+package dev.idempotency.redis.stream;
+
+import java.util.List;
+
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The Lua scripts of the stream adapter. Reading and claiming run as scripts so that each batch
+ * comes back with the delivery counter of every entry (XPENDING) in one round trip, and because
+ * spring-data-redis has no XAUTOCLAIM (spring-data-redis#2316); a script needs no client-specific
+ * API. Each returns {@code {next-cursor, entries, deleted-ids, delivery-counts}}, an entry being
+ * {@code {id, {field, value, ...}}} with a nil body when its content was trimmed away.
+ */
+final class RedisStreamScripts {
+
+	private static final String COUNTS = """
+			local counts = {}
+			for i, e in ipairs(entries) do
+			  local c = 0
+			  if type(e) == 'table' then
+			    local p = redis.call('XPENDING', KEYS[1], ARGV[1], e[1], e[1], 1)
+			    if p[1] then c = p[1][4] end
+			  end
+			  counts[i] = c
+			end
+			""";
+
+	/**
+	 * XAUTOCLAIM. KEYS: stream. ARGV: group, consumer, min-idle millis, start id, count.
+	 */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> AUTOCLAIM = new DefaultRedisScript<>("""
+			local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])
+			local entries = r[2]
+			""" + COUNTS + """
+			return {r[1], entries, r[3] or {}, counts}
+			""", List.class);
+
+	/**
+	 * XREADGROUP of the consumer's own pending entries (its history). KEYS: stream. ARGV: group,
+	 * consumer, count, id after which to read.
+	 */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> READ_OWN_PENDING = new DefaultRedisScript<>("""
+			local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', ARGV[3], 'STREAMS', KEYS[1], ARGV[4])
+			local entries = {}
+			if r and r[1] then entries = r[1][2] end
+			""" + COUNTS + """
+			return {'0-0', entries, {}, counts}
+			""", List.class);
+
+	/**
+	 * The redis-atomic completion: if the idempotency entry still holds the claim, mark it completed
+	 * with the retention as its time to live and acknowledge the stream entry, in one step. KEYS:
+	 * idempotency entry, stream. ARGV: claimed value, completed value, retention millis, group,
+	 * record id. Returns 1 when done, 0 when the claim was no longer held (nothing changed).
+	 */
+	static final RedisScript<Long> COMPLETE_AND_ACKNOWLEDGE = new DefaultRedisScript<>("""
+			if redis.call('GET', KEYS[1]) == ARGV[1] then
+			  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+			  redis.call('XACK', KEYS[2], ARGV[4], ARGV[5])
+			  return 1
+			end
+			return 0
+			""", Long.class);
+
+	private RedisStreamScripts() {
+	}
+
+}

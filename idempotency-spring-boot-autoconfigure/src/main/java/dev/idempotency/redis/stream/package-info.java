@@ -1,0 +1,9 @@
+/**
+ * Redis Stream adapter: {@link dev.idempotency.redis.stream.RedisStreamListener} methods on
+ * spring-data-redis' {@code StreamMessageListenerContainer} with manual acknowledgement, consumer
+ * group creation and recreation, pending-entry recovery (XAUTOCLAIM) and a dead-letter stream.
+ */
+@NullMarked
+package dev.idempotency.redis.stream;
+
+import org.jspecify.annotations.NullMarked;

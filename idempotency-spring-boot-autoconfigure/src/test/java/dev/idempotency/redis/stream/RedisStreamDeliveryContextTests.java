@@ -1,0 +1,57 @@
+package dev.idempotency.redis.stream;
+
+import java.util.Map;
+
+import dev.idempotency.core.DeliveryContext;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.RecordId;
+import org.springframework.data.redis.connection.stream.StreamRecords;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+/**
+ * What an {@code @Idempotent} stream listener sees of its entry.
+ */
+class RedisStreamDeliveryContextTests {
+
+	private final RedisStreamAcknowledger acknowledger = new RedisStreamAcknowledger(mock(StringRedisTemplate.class),
+			"orders", "points", "1-0");
+
+	@Test
+	void messageIdIsTheMessageIdFieldWhenPresent() {
+		MapRecord<String, String, String> record = record(Map.of("payload", "{}", "message-id", "evt-42"));
+		assertThat(RedisStreamListenerContainer.messageId(record)).isEqualTo("evt-42");
+	}
+
+	@Test
+	void messageIdIsStreamAndRecordIdOtherwise() {
+		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("payload", "{}")))).isEqualTo("orders:1-0");
+		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("message-id", "")))).isEqualTo("orders:1-0");
+	}
+
+	@Test
+	void contextCarriesTheGroupTheRecordItsFieldsAndTheAcknowledger() {
+		MapRecord<String, String, String> record = record(Map.of("payload", "{}", "tenant", "eu"));
+		DeliveryContext context = RedisStreamListenerContainer.deliveryOf(record, "points", this.acknowledger);
+		assertThat(context.namespace()).isEqualTo("points");
+		assertThat(context.acknowledger()).isSameAs(this.acknowledger);
+		assertThat(context.variables()).containsEntry("record", record)
+			.containsEntry("headers", record.getValue())
+			.containsEntry("recordId", "1-0")
+			.containsEntry("stream", "orders");
+	}
+
+	@Test
+	void acknowledgerIsNotAcknowledgedBeforeItIsCalled() {
+		assertThat(this.acknowledger.isAcknowledged()).isFalse();
+	}
+
+	private static MapRecord<String, String, String> record(Map<String, String> fields) {
+		return StreamRecords.newRecord().in("orders").withId(RecordId.of("1-0")).ofMap(fields);
+	}
+
+}

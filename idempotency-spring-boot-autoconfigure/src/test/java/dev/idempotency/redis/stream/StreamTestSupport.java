@@ -1,0 +1,78 @@
+package dev.idempotency.redis.stream;
+
+import java.util.List;
+import java.util.Map;
+
+import dev.idempotency.metrics.IdempotencyMeters;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.StreamRecords;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Helpers shared by the stream integration tests: adding entries, reading the PEL and the meters.
+ */
+final class StreamTestSupport {
+
+	private StreamTestSupport() {
+	}
+
+	static String add(StringRedisTemplate redis, String stream, String payload) {
+		return redis.opsForStream()
+			.add(StreamRecords.newRecord().in(stream).ofMap(Map.of("payload", payload)))
+			.getValue();
+	}
+
+	static String order(String orderId, int points) {
+		return "{\"orderId\":\"" + orderId + "\",\"points\":" + points + "}";
+	}
+
+	static long pending(StringRedisTemplate redis, String stream, String group) {
+		return redis.opsForStream().pending(stream, group).getTotalPendingMessages();
+	}
+
+	static List<MapRecord<String, Object, Object>> entries(StringRedisTemplate redis, String stream) {
+		return redis.opsForStream().range(stream, Range.unbounded());
+	}
+
+	static long invocations(MeterRegistry registry, String namespace, String outcome) {
+		return registry.find(IdempotencyMeters.INVOCATIONS)
+			.tag(IdempotencyMeters.NAMESPACE_TAG, namespace)
+			.tag(IdempotencyMeters.OUTCOME_TAG, outcome)
+			.timers()
+			.stream()
+			.mapToLong((timer) -> timer.count())
+			.sum();
+	}
+
+	static double counter(MeterRegistry registry, String name, String stream) {
+		return registry.find(name)
+			.tag(IdempotencyMeters.STREAM_TAG, stream)
+			.counters()
+			.stream()
+			.mapToDouble((counter) -> counter.count())
+			.sum();
+	}
+
+	static double gauge(MeterRegistry registry, String name, String stream) {
+		var gauge = registry.find(name).tag(IdempotencyMeters.STREAM_TAG, stream).gauge();
+		return (gauge != null) ? gauge.value() : Double.NaN;
+	}
+
+	static double deadLettered(MeterRegistry registry, String source) {
+		return registry.find(IdempotencyMeters.DEAD_LETTERED)
+			.tag(IdempotencyMeters.SOURCE_TAG, source)
+			.counters()
+			.stream()
+			.mapToDouble((counter) -> counter.count())
+			.sum();
+	}
+
+	/** A JSON payload of the test listeners. */
+	record Order(String orderId, int points) {
+
+	}
+
+}
