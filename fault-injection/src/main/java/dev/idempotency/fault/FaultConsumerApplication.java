@@ -1,16 +1,21 @@
 package dev.idempotency.fault;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
+import dev.idempotency.kafka.DeadLetterRecoverer;
+import dev.idempotency.kafka.KafkaErrorHandlers;
 import dev.idempotency.metrics.IdempotencyMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.annotation.PreDestroy;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
@@ -22,6 +27,8 @@ import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.support.serializer.DelegatingByTypeSerializer;
 import org.springframework.kafka.support.serializer.JacksonJsonSerializer;
 
@@ -101,6 +108,24 @@ public class FaultConsumerApplication {
 	@ConditionalOnProperty(name = "fault.ack-mode", havingValue = "manual_immediate", matchIfMissing = true)
 	OrderListeners.ManualAck manualAckListener(PointsLedger ledger) {
 		return new OrderListeners.ManualAck(ledger);
+	}
+
+	/**
+	 * With {@code fault.commit-recovered=true}: the starter's error handler, built from the same
+	 * parts, plus {@code setCommitRecovered(true)}, so that a dead-lettered record's offset is
+	 * committed in {@code MANUAL_IMMEDIATE} mode too (see
+	 * {@code KafkaConsumerCrashIntegrationTests#offsetOfADeadLetteredLastRecordIsCommitted}).
+	 * Without it, the starter's own handler is used.
+	 */
+	@Bean
+	@ConditionalOnProperty(name = "fault.commit-recovered", havingValue = "true")
+	DefaultErrorHandler commitRecoveredErrorHandler(KafkaOperations<?, ?> template,
+			ObjectProvider<IdempotencyListener> listeners) {
+		DefaultErrorHandler handler = KafkaErrorHandlers.retryThenRecover(
+				new DeadLetterRecoverer(template, ".DLT", () -> listeners.orderedStream().toList()), 5,
+				Duration.ofMillis(50), 2.0, Duration.ofMillis(400));
+		handler.setCommitRecovered(true);
+		return handler;
 	}
 
 	/** Dead letters: raw bytes for a record that could not be read, JSON for an OrderPlaced. */

@@ -1,5 +1,6 @@
 package dev.idempotency.fault;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -133,6 +136,61 @@ class KafkaConsumerCrashIntegrationTests {
 		assertThat(received).isEqualTo(accounted).isEqualTo(11);
 		System.out.printf("[crash %s] killed %s at %s (exit %d); restarted %s: %s; ledger: %d orders, once each%n",
 				ackMode, first, point, consumer.exitStatus(), second, metrics, credits.size());
+	}
+
+	/**
+	 * A dead-lettered record's offset is committed once its dead letter is published (the error
+	 * handler waits for the broker, then commits), even when no record follows it. With
+	 * {@code AckMode.RECORD} the starter's error handler does it; with {@code MANUAL_IMMEDIATE} it
+	 * takes {@code DefaultErrorHandler.setCommitRecovered(true)}, which the child sets here with
+	 * {@code fault.commit-recovered=true} (see {@link #manualImmediateWithTheStartersErrorHandler}).
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "record", "manual_immediate" })
+	void offsetOfADeadLetteredLastRecordIsCommitted(String ackMode) {
+		deadLetterLastRecord(ackMode, "manual_immediate".equals(ackMode));
+	}
+
+	/**
+	 * Starter bug: with {@code MANUAL_IMMEDIATE} (and the starter's own error handler), the offset of
+	 * a dead-lettered record is not committed until a later record of its partition is acknowledged.
+	 * If none comes, the group's lag stays at 1; if the consumer crashes or loses the partition
+	 * first, the record is delivered again and dead-lettered a second time (the suite saw it).
+	 * The fix: {@code handler.setCommitRecovered(true)} in {@code KafkaErrorHandlers.retryThenRecover}.
+	 */
+	@Disabled("starter bug: dead-lettered offset not committed with AckMode.MANUAL_IMMEDIATE; see the Javadoc")
+	@Test
+	void manualImmediateWithTheStartersErrorHandler() {
+		deadLetterLastRecord("manual_immediate", false);
+	}
+
+	private void deadLetterLastRecord(String ackMode, boolean commitRecovered) {
+		String topic = "dlt-" + ackMode.replace('_', '-') + (commitRecovered ? "-cr-" : "-") + this.cluster.runId();
+		String group = topic + "-points";
+		this.groups.add(group);
+		this.cluster.createTopic(topic, 1);
+		String o = topic + "-o";
+		this.cluster.sendAndFlush(List.of(new ProducerRecord<>(topic, 0, o + 1, FaultCluster.json(o + 1, "u-1", 1)),
+				new ProducerRecord<>(topic, 0, o + 2, FaultCluster.json(o + 2, "u-1", 1)),
+				new ProducerRecord<>(topic, 0, "poison", "{not json".getBytes(StandardCharsets.UTF_8))));
+		String name = topic + "-1";
+		Map<String, String> properties = this.cluster.consumerProperties(topic, group, name);
+		properties.put("fault.commit-recovered", String.valueOf(commitRecovered));
+		ChildConsumer consumer = ChildConsumer.start(name, this.cluster.directory(), ackMode, properties);
+		try {
+			await().atMost(START_TIMEOUT)
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> Journal.read(name, consumer.journal()).deadLetters.size() == 1);
+			await().atMost(Duration.ofSeconds(20))
+				.pollInterval(Duration.ofMillis(200))
+				.untilAsserted(() -> assertThat(this.cluster.committedOffsets(group))
+					.as("committed offset after the dead-lettered last record (%s)", ackMode)
+					.containsEntry(0, 3L));
+			assertThat(this.cluster.creditsPerOrder(o)).containsOnlyKeys(o + 1, o + 2);
+		}
+		finally {
+			consumer.stop();
+		}
 	}
 
 	static {
