@@ -125,6 +125,8 @@ final class FaultCluster implements AutoCloseable {
 		properties.put("fault.topic", topic);
 		properties.put("fault.group", group);
 		properties.put("fault.run-id", this.runId);
+		// A last resort against orphans (a child also exits when its stdin, our pipe, ends).
+		properties.put("fault.max-lifetime-seconds", "7200");
 		return properties;
 	}
 
