@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -68,7 +69,7 @@ final class ChildConsumer {
 		this.journal = journal;
 		this.process = process;
 		OutputStream stdin = process.getOutputStream();
-		this.commands = new PrintWriter(new java.io.OutputStreamWriter(stdin, StandardCharsets.UTF_8), true);
+		this.commands = new PrintWriter(new OutputStreamWriter(stdin, StandardCharsets.UTF_8), true);
 		this.pump = new Thread(() -> pump(log), "fault-pump-" + name);
 		this.pump.setDaemon(true);
 		this.pump.start();

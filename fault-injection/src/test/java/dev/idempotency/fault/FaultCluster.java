@@ -130,14 +130,6 @@ final class FaultCluster implements AutoCloseable {
 		return properties;
 	}
 
-	void send(ProducerRecord<String, byte[]> record) {
-		this.producer.send(record, (metadata, ex) -> {
-			if (ex != null) {
-				System.err.println("Send failed: " + ex);
-			}
-		});
-	}
-
 	void sendAndFlush(List<ProducerRecord<String, byte[]>> records) {
 		List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
 		for (ProducerRecord<String, byte[]> record : records) {
