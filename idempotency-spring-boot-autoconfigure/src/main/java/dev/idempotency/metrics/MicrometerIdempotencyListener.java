@@ -1,5 +1,7 @@
 package dev.idempotency.metrics;
 
+import java.time.Duration;
+
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import io.micrometer.core.instrument.Counter;
@@ -15,7 +17,11 @@ import org.springframework.core.NestedExceptionUtils;
  * <li>{@value IdempotencyMeters#INVOCATIONS} (timer): namespace, outcome, store, exception;</li>
  * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
  * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store;</li>
- * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception.</li>
+ * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception;</li>
+ * <li>{@value IdempotencyMeters#OUTBOX_PUBLISHED} (counter) and {@value IdempotencyMeters#OUTBOX_LATENCY}
+ * (timer): destination;</li>
+ * <li>{@value IdempotencyMeters#OUTBOX_FAILED} and {@value IdempotencyMeters#OUTBOX_DEAD} (counters):
+ * destination, exception.</li>
  * </ul>
  * Summing the invocation timer's counts over outcomes gives every delivery:
  * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
@@ -32,6 +38,14 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 
 	private final MeterProvider<Counter> deadLettered;
 
+	private final MeterProvider<Counter> outboxPublished;
+
+	private final MeterProvider<Counter> outboxFailed;
+
+	private final MeterProvider<Counter> outboxDead;
+
+	private final MeterProvider<Timer> outboxLatency;
+
 	public MicrometerIdempotencyListener(MeterRegistry registry) {
 		this.invocations = Timer.builder(IdempotencyMeters.INVOCATIONS)
 			.description("@Idempotent invocations by outcome")
@@ -44,6 +58,18 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 			.withRegistry(registry);
 		this.deadLettered = Counter.builder(IdempotencyMeters.DEAD_LETTERED)
 			.description("Messages published to a dead-letter destination")
+			.withRegistry(registry);
+		this.outboxPublished = Counter.builder(IdempotencyMeters.OUTBOX_PUBLISHED)
+			.description("Outbox messages acknowledged by the broker")
+			.withRegistry(registry);
+		this.outboxFailed = Counter.builder(IdempotencyMeters.OUTBOX_FAILED)
+			.description("Failed outbox send attempts that will be retried")
+			.withRegistry(registry);
+		this.outboxDead = Counter.builder(IdempotencyMeters.OUTBOX_DEAD)
+			.description("Outbox messages marked dead")
+			.withRegistry(registry);
+		this.outboxLatency = Timer.builder(IdempotencyMeters.OUTBOX_LATENCY)
+			.description("Time from an outbox row's creation to the broker's acknowledgement")
 			.withRegistry(registry);
 	}
 
@@ -68,6 +94,28 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 		this.deadLettered
 			.withTags(IdempotencyMeters.SOURCE_TAG, source, IdempotencyMeters.DESTINATION_TAG, destination,
 					IdempotencyMeters.EXCEPTION_TAG,
+					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
+			.increment();
+	}
+
+	@Override
+	public void onOutboxSent(String destination, Duration latency) {
+		this.outboxPublished.withTags(IdempotencyMeters.DESTINATION_TAG, destination).increment();
+		this.outboxLatency.withTags(IdempotencyMeters.DESTINATION_TAG, destination).record(latency);
+	}
+
+	@Override
+	public void onOutboxSendFailed(String destination, Throwable cause) {
+		this.outboxFailed
+			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
+					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
+			.increment();
+	}
+
+	@Override
+	public void onOutboxDead(String destination, String messageId, Throwable cause) {
+		this.outboxDead
+			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
 					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
 			.increment();
 	}
