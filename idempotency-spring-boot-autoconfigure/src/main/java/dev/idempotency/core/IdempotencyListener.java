@@ -37,8 +37,9 @@ public interface IdempotencyListener {
 	}
 
 	/**
-	 * Called by the outbox relay, on its own thread, after the broker acknowledged a message and
-	 * before the row is marked sent.
+	 * Called by the outbox relay, on its own thread, after the broker acknowledged a message and its
+	 * row was marked sent. A message sent again after a relay died before marking it is told once,
+	 * by the relay that marked it.
 	 * @param destination the row's destination, e.g. {@code kafka:orders}
 	 * @param latency from the row's creation (inside the business transaction) to the broker's
 	 * acknowledgement

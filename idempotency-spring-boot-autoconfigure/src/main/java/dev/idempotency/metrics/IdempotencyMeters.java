@@ -25,7 +25,10 @@ public final class IdempotencyMeters {
 	 */
 	public static final String DEAD_LETTERED = "idempotency.dead.lettered";
 
-	/** Counter of outbox messages the broker acknowledged, tagged {@value #DESTINATION_TAG}. */
+	/**
+	 * Counter of outbox messages the broker acknowledged and whose rows were marked sent, tagged
+	 * {@value #DESTINATION_TAG}.
+	 */
 	public static final String OUTBOX_PUBLISHED = "idempotency.outbox.published";
 
 	/**
