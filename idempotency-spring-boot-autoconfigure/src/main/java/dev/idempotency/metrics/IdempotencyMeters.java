@@ -67,10 +67,43 @@ public final class IdempotencyMeters {
 	/** The Redis Stream consumer group. */
 	public static final String GROUP_TAG = "group";
 
+	/**
+	 * Counter of outbox messages the broker acknowledged and whose rows were marked sent, tagged
+	 * {@value #DESTINATION_TAG}.
+	 */
+	public static final String OUTBOX_PUBLISHED = "idempotency.outbox.published";
+
+	/**
+	 * Counter of failed outbox send attempts that will be retried, tagged {@value #DESTINATION_TAG}
+	 * and {@value #EXCEPTION_TAG}.
+	 */
+	public static final String OUTBOX_FAILED = "idempotency.outbox.failed";
+
+	/**
+	 * Counter of outbox messages marked dead (attempts used up, or no sender), tagged
+	 * {@value #DESTINATION_TAG} and {@value #EXCEPTION_TAG}.
+	 */
+	public static final String OUTBOX_DEAD = "idempotency.outbox.dead";
+
+	/**
+	 * Timer from an outbox row's creation in the business transaction to the broker's
+	 * acknowledgement, tagged {@value #DESTINATION_TAG}.
+	 */
+	public static final String OUTBOX_LATENCY = "idempotency.outbox.latency";
+
+	/** Gauge of outbox rows committed and not yet sent. */
+	public static final String OUTBOX_BACKLOG = "idempotency.outbox.backlog";
+
+	/** Gauge of outbox rows marked dead and waiting to be re-driven. */
+	public static final String OUTBOX_DEAD_BACKLOG = "idempotency.outbox.dead.backlog";
+
+	/** Gauge of the age of the oldest unsent outbox row, in seconds; 0 when none waits. */
+	public static final String OUTBOX_OLDEST_AGE = "idempotency.outbox.oldest.age";
+
 	/** The topic or stream a dead-lettered message came from. */
 	public static final String SOURCE_TAG = "source";
 
-	/** The dead-letter topic or stream. */
+	/** The dead-letter topic or stream; for outbox meters, the row's destination ({@code kafka:orders}). */
 	public static final String DESTINATION_TAG = "destination";
 
 	/** The logical consumer: listener group, or {@code Class#method}. */

@@ -28,7 +28,11 @@ import org.springframework.core.NestedExceptionUtils;
  * <li>{@value IdempotencyMeters#STREAM_PENDING}, {@value IdempotencyMeters#STREAM_PENDING_OLDEST_IDLE},
  * {@value IdempotencyMeters#STREAM_SUBSCRIPTIONS_ACTIVE} (gauges) and
  * {@value IdempotencyMeters#STREAM_RECLAIMED}, {@value IdempotencyMeters#STREAM_TRIMMED},
- * {@value IdempotencyMeters#STREAM_GROUP_RECREATED} (counters): stream, group.</li>
+ * {@value IdempotencyMeters#STREAM_GROUP_RECREATED} (counters): stream, group;</li>
+ * <li>{@value IdempotencyMeters#OUTBOX_PUBLISHED} (counter) and {@value IdempotencyMeters#OUTBOX_LATENCY}
+ * (timer): destination;</li>
+ * <li>{@value IdempotencyMeters#OUTBOX_FAILED} and {@value IdempotencyMeters#OUTBOX_DEAD} (counters):
+ * destination, exception.</li>
  * </ul>
  * Summing the invocation timer's counts over outcomes gives every delivery:
  * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
@@ -56,6 +60,14 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 	/** Values behind the stream gauges, by meter name and tags; gauges hold them weakly. */
 	private final Map<String, AtomicLong> gaugeValues = new ConcurrentHashMap<>();
 
+	private final MeterProvider<Counter> outboxPublished;
+
+	private final MeterProvider<Counter> outboxFailed;
+
+	private final MeterProvider<Counter> outboxDead;
+
+	private final MeterProvider<Timer> outboxLatency;
+
 	public MicrometerIdempotencyListener(MeterRegistry registry) {
 		this.registry = registry;
 		this.invocations = Timer.builder(IdempotencyMeters.INVOCATIONS)
@@ -78,6 +90,18 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 			.withRegistry(registry);
 		this.streamGroupRecreated = Counter.builder(IdempotencyMeters.STREAM_GROUP_RECREATED)
 			.description("Consumer groups recreated after they disappeared")
+			.withRegistry(registry);
+		this.outboxPublished = Counter.builder(IdempotencyMeters.OUTBOX_PUBLISHED)
+			.description("Outbox messages acknowledged by the broker")
+			.withRegistry(registry);
+		this.outboxFailed = Counter.builder(IdempotencyMeters.OUTBOX_FAILED)
+			.description("Failed outbox send attempts that will be retried")
+			.withRegistry(registry);
+		this.outboxDead = Counter.builder(IdempotencyMeters.OUTBOX_DEAD)
+			.description("Outbox messages marked dead")
+			.withRegistry(registry);
+		this.outboxLatency = Timer.builder(IdempotencyMeters.OUTBOX_LATENCY)
+			.description("Time from an outbox row's creation to the broker's acknowledgement")
 			.withRegistry(registry);
 	}
 
@@ -157,6 +181,28 @@ public class MicrometerIdempotencyListener implements IdempotencyListener {
 
 	private static Tags streamTags(String stream, String group) {
 		return Tags.of(IdempotencyMeters.STREAM_TAG, stream, IdempotencyMeters.GROUP_TAG, group);
+	}
+
+	@Override
+	public void onOutboxSent(String destination, Duration latency) {
+		this.outboxPublished.withTags(IdempotencyMeters.DESTINATION_TAG, destination).increment();
+		this.outboxLatency.withTags(IdempotencyMeters.DESTINATION_TAG, destination).record(latency);
+	}
+
+	@Override
+	public void onOutboxSendFailed(String destination, Throwable cause) {
+		this.outboxFailed
+			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
+					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
+			.increment();
+	}
+
+	@Override
+	public void onOutboxDead(String destination, String messageId, Throwable cause) {
+		this.outboxDead
+			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
+					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
+			.increment();
 	}
 
 }

@@ -63,7 +63,7 @@ class ArchitectureTests {
 		classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 			.importPackages(ROOT);
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
-		for (String layer : List.of("annotation", "core", "support", "store.jdbc", "store.redis", "redis.stream",
+		for (String layer : List.of("annotation", "core", "support", "store.jdbc", "store.redis", "redis.stream", "outbox",
 				"metrics", "autoconfigure")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
@@ -121,9 +121,9 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyTheJdbcStoreUsesSpringJdbc() {
+	void onlyTheJdbcStoreAndTheOutboxUseSpringJdbc() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".store.jdbc..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".store.jdbc..", ROOT + ".outbox..", AUTOCONFIGURE)
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.jdbc.."));

@@ -18,8 +18,9 @@ import org.springframework.mock.env.MockEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Pins every default of {@link IdempotencyProperties}, {@link IdempotencyJdbcProperties} and
- * {@link IdempotencyRedisProperties}: they live in the field initialisers and nowhere else.
+ * Pins every default of {@link IdempotencyProperties}, {@link IdempotencyJdbcProperties},
+ * {@link IdempotencyRedisProperties}, {@link IdempotencyRedisStreamProperties} and
+ * {@link IdempotencyOutboxProperties}: they live in the field initialisers and nowhere else.
  */
 class IdempotencyPropertiesDefaultsTests {
 
@@ -30,6 +31,8 @@ class IdempotencyPropertiesDefaultsTests {
 	private final IdempotencyRedisProperties redis = new IdempotencyRedisProperties();
 
 	private final IdempotencyRedisStreamProperties redisStream = new IdempotencyRedisStreamProperties();
+
+	private final IdempotencyOutboxProperties outbox = new IdempotencyOutboxProperties();
 
 	@Test
 	void interceptionIsEnabled() {
@@ -136,6 +139,70 @@ class IdempotencyPropertiesDefaultsTests {
 	}
 
 	@Test
+	void outboxIsOptIn() {
+		assertThat(this.outbox.isEnabled()).isFalse();
+	}
+
+	@Test
+	void outboxTableIsIdempotencyOutbox() {
+		assertThat(this.outbox.getTableName()).isEqualTo("idempotency_outbox");
+	}
+
+	@Test
+	void outboxSchemaIsTheShippedScriptOfTheDetectedPlatformAndOnlyForEmbeddedDatabases() {
+		assertThat(this.outbox.getSchema()).isEqualTo(IdempotencyOutboxProperties.DEFAULT_SCHEMA_LOCATION)
+			.isEqualTo("classpath:dev/idempotency/outbox/schema-@@platform@@.sql");
+		assertThat(this.outbox.getInitializeSchema()).isEqualTo(DatabaseInitializationMode.EMBEDDED);
+		assertThat(this.outbox.isContinueOnError()).isFalse();
+		assertThat(this.outbox.getPlatform()).isNull();
+		for (String platform : List.of("h2", "postgresql", "mysql", "mariadb")) {
+			String location = IdempotencyOutboxProperties.DEFAULT_SCHEMA_LOCATION.replace("@@platform@@", platform)
+				.substring("classpath:".length());
+			assertThat(new ClassPathResource(location).exists()).as(location).isTrue();
+			assertThat(new ClassPathResource(location.replace("schema-", "schema-drop-")).exists()).as(location)
+				.isTrue();
+		}
+	}
+
+	@Test
+	void outboxIsUnorderedAndKeepsSentRowsADay() {
+		assertThat(this.outbox.isOrderedPerKey()).isFalse();
+		assertThat(this.outbox.getRetention()).isEqualTo(Duration.ofDays(1));
+	}
+
+	@Test
+	void outboxRelayPollsEveryHalfSecondInBatchesOfAHundred() {
+		assertThat(this.outbox.getRelay().isEnabled()).isTrue();
+		assertThat(this.outbox.getRelay().getPollInterval()).isEqualTo(Duration.ofMillis(500));
+		assertThat(this.outbox.getRelay().getBatchSize()).isEqualTo(100);
+	}
+
+	@Test
+	void outboxRelayLeasesForAMinuteAndWaitsTenSecondsForAcknowledgements() {
+		assertThat(this.outbox.getRelay().getLease()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(this.outbox.getRelay().getSendTimeout()).isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void outboxRetriesTenTimesWithExponentialBackOff() {
+		IdempotencyOutboxProperties.Retry retry = this.outbox.getRetry();
+		assertThat(retry.getMaxAttempts()).isEqualTo(10);
+		assertThat(retry.getInitialInterval()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(retry.getMultiplier()).isEqualTo(2.0);
+		assertThat(retry.getMaxInterval()).isEqualTo(Duration.ofMinutes(5));
+		assertThat(retry.getJitter()).isEqualTo(Duration.ofMillis(500));
+	}
+
+	@Test
+	void outboxPurgeDeletesAThousandRowsPerStatementEveryTenMinutes() {
+		IdempotencyOutboxProperties.Purge purge = this.outbox.getPurge();
+		assertThat(purge.isEnabled()).isTrue();
+		assertThat(purge.getInterval()).isEqualTo(Duration.ofMinutes(10));
+		assertThat(purge.getBatchSize()).isEqualTo(1000);
+		assertThat(purge.getMaxBatchesPerRun()).isEqualTo(100);
+	}
+
+	@Test
 	void bindingAnEmptyEnvironmentKeepsTheDefaults() {
 		Binder binder = Binder.get(new MockEnvironment());
 		IdempotencyProperties bound = binder.bindOrCreate("idempotency", IdempotencyProperties.class);
@@ -145,6 +212,9 @@ class IdempotencyPropertiesDefaultsTests {
 		IdempotencyRedisProperties boundRedis = binder.bindOrCreate("idempotency.redis",
 				IdempotencyRedisProperties.class);
 		assertThat(boundRedis).usingRecursiveComparison().isEqualTo(new IdempotencyRedisProperties());
+		IdempotencyOutboxProperties boundOutbox = binder.bindOrCreate("idempotency.outbox",
+				IdempotencyOutboxProperties.class);
+		assertThat(boundOutbox).usingRecursiveComparison().isEqualTo(new IdempotencyOutboxProperties());
 	}
 
 	@Test

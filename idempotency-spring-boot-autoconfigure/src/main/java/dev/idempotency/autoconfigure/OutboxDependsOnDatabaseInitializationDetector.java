@@ -1,0 +1,24 @@
+package dev.idempotency.autoconfigure;
+
+import java.util.Set;
+
+import dev.idempotency.outbox.JdbcOutbox;
+import dev.idempotency.outbox.JdbcOutboxRepository;
+import dev.idempotency.outbox.OutboxRelay;
+
+import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializationDetector;
+
+/**
+ * Makes the outbox, its repository and its relay wait for database initialization (the schema
+ * script, Flyway or Liquibase).
+ */
+class OutboxDependsOnDatabaseInitializationDetector extends AbstractBeansOfTypeDependsOnDatabaseInitializationDetector
+		implements DependsOnDatabaseInitializationDetector {
+
+	@Override
+	protected Set<Class<?>> getDependsOnDatabaseInitializationBeanTypes() {
+		return Set.of(JdbcOutboxRepository.class, JdbcOutbox.class, OutboxRelay.class);
+	}
+
+}

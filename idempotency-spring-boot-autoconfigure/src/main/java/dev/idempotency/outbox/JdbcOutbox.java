@@ -1,0 +1,58 @@
+package dev.idempotency.outbox;
+
+import java.util.Map;
+import java.util.UUID;
+
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+import org.springframework.util.StringUtils;
+
+/**
+ * The outbox on the business database: each message is a row inserted with the caller's
+ * transaction's connection, with a random UUID as its message id. Payloads other than strings are
+ * serialized with the application's Jackson {@link JsonMapper}.
+ *
+ * @since 0.1.0
+ */
+public class JdbcOutbox implements Outbox {
+
+	private final JdbcOutboxRepository repository;
+
+	private final JsonMapper jsonMapper;
+
+	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper) {
+		Assert.notNull(repository, "repository must not be null");
+		Assert.notNull(jsonMapper, "jsonMapper must not be null");
+		this.repository = repository;
+		this.jsonMapper = jsonMapper;
+	}
+
+	@Override
+	public String publish(String destination, @Nullable String key, Object payload, Map<String, String> headers) {
+		Assert.isTrue(StringUtils.hasText(destination), "destination must not be blank");
+		Assert.isTrue(destination.length() <= JdbcOutboxRepository.MAX_DESTINATION_LENGTH,
+				() -> "destination is longer than " + JdbcOutboxRepository.MAX_DESTINATION_LENGTH + " characters");
+		Assert.isTrue(key == null || key.length() <= JdbcOutboxRepository.MAX_KEY_LENGTH,
+				() -> "key is longer than " + JdbcOutboxRepository.MAX_KEY_LENGTH + " characters");
+		Assert.notNull(payload, "payload must not be null");
+		Assert.notNull(headers, "headers must not be null");
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			throw new IllegalTransactionStateException("Outbox.publish must run inside the business transaction "
+					+ "(e.g. a @Transactional method), but no transaction is active: the message would be sent even "
+					+ "if the business writes were lost");
+		}
+		if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+			throw new IllegalTransactionStateException("Outbox.publish cannot write in a read-only transaction");
+		}
+		String messageId = UUID.randomUUID().toString();
+		String serialized = (payload instanceof CharSequence text) ? text.toString()
+				: this.jsonMapper.writeValueAsString(payload);
+		this.repository.insert(messageId, destination, key, serialized, headers);
+		return messageId;
+	}
+
+}

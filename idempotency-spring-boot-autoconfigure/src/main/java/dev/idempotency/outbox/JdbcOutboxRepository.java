@@ -1,0 +1,331 @@
+package dev.idempotency.outbox;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import dev.idempotency.core.OutboxBacklog;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.jdbc.core.ConnectionCallback;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.Assert;
+
+/**
+ * The outbox table: inserts in the business transaction, claims for relays in short transactions of
+ * their own, and marks, re-drives and purges rows in single statements.
+ * <p>
+ * A row is <em>due</em> when it is {@code PENDING}, its {@code next_attempt_at} has passed and no
+ * relay holds an unexpired lease on it ({@code claimed_until}). Every claim asks the table for due
+ * rows afresh: there is no high-water mark on ids, so a transaction that took a lower id and
+ * committed after a higher one is still found. With per-key ordering, a row is due only when every
+ * row of its key with a lower id was sent.
+ * <p>
+ * Timestamps come from the given clock and are stored in UTC; the instances sharing a table should
+ * keep their clocks in sync (NTP), as leases are compared with each relay's own clock.
+ *
+ * @since 0.1.0
+ */
+public class JdbcOutboxRepository implements OutboxBacklog {
+
+	/** Width of the destination and key columns in the shipped schemas. */
+	public static final int MAX_DESTINATION_LENGTH = 255;
+
+	/** Width of the key column in the shipped schemas. */
+	public static final int MAX_KEY_LENGTH = 255;
+
+	/** Width of the last-error column in the shipped schemas; longer messages are cut. */
+	static final int MAX_ERROR_LENGTH = 2000;
+
+	private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
+	};
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate claimTransactions;
+
+	private final OutboxDialect dialect;
+
+	private final String table;
+
+	private final JsonMapper jsonMapper;
+
+	private final Clock clock;
+
+	private final RowMapper<OutboxMessage> rowMapper = this::mapRow;
+
+	/**
+	 * Creates a repository.
+	 * @param dataSource the business database (inserts join its current transaction)
+	 * @param dialect the database's dialect
+	 * @param tableName the outbox table, a plain SQL identifier
+	 * @param jsonMapper reads and writes the headers column
+	 * @param clock the clock of timestamps, due times and leases
+	 */
+	public JdbcOutboxRepository(DataSource dataSource, OutboxDialect dialect, String tableName, JsonMapper jsonMapper,
+			Clock clock) {
+		Assert.notNull(dataSource, "dataSource must not be null");
+		Assert.notNull(dialect, "dialect must not be null");
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.claimTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		// No gap locks on MySQL: a claim must not block business transactions inserting rows.
+		this.claimTransactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.claimTransactions.setTimeout(30);
+		this.dialect = dialect;
+		this.table = SqlIdentifier.requireValid(tableName);
+		this.jsonMapper = jsonMapper;
+		this.clock = clock;
+	}
+
+	/**
+	 * Inserts a {@code PENDING} row, due now, in the current transaction.
+	 * @param messageId the unique message id
+	 * @param destination where it goes
+	 * @param key the message key, or {@code null}
+	 * @param payload the serialized payload
+	 * @param headers extra headers
+	 * @throws IllegalTransactionStateException if the connection this repository gets is in
+	 * auto-commit mode, i.e. it does not belong to a transaction of this {@code DataSource}
+	 */
+	public void insert(String messageId, String destination, @Nullable String key, String payload,
+			Map<String, String> headers) {
+		Object now = this.dialect.timestamp(now());
+		String headersJson = headers.isEmpty() ? null : this.jsonMapper.writeValueAsString(headers);
+		this.jdbc.execute((ConnectionCallback<Integer>) (connection) -> {
+			if (connection.getAutoCommit()) {
+				throw new IllegalTransactionStateException("The outbox row would commit on its own: the current "
+						+ "transaction does not manage the outbox's DataSource (is it another DataSource's transaction "
+						+ "manager?)");
+			}
+			return null;
+		});
+		this.jdbc.update("INSERT INTO " + this.table + " (message_id, destination, message_key, payload, headers, "
+				+ "status, attempts, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?)",
+				messageId, destination, key, payload, headersJson, now, now);
+	}
+
+	/**
+	 * Claims at most {@code batchSize} due rows in id order for {@code lease}, in a short transaction
+	 * of its own, skipping rows another relay is claiming.
+	 * @param batchSize the most rows to claim
+	 * @param lease how long the rows are held; afterwards another relay may claim them again
+	 * @param orderedPerKey whether a row waits for every earlier row of its key to be sent
+	 * @return the claimed rows in id order, each with its lease in {@link OutboxMessage#claimedUntil()}
+	 */
+	public List<OutboxMessage> claim(int batchSize, Duration lease, boolean orderedPerKey) {
+		Instant now = now();
+		Instant leaseUntil = now.plus(lease);
+		Object nowValue = this.dialect.timestamp(now);
+		Object leaseValue = this.dialect.timestamp(leaseUntil);
+		String dueRows = "o.status = 'PENDING' AND o.next_attempt_at <= ? AND (o.claimed_until IS NULL "
+				+ "OR o.claimed_until <= ?)";
+		if (orderedPerKey) {
+			dueRows += " AND NOT EXISTS (SELECT 1 FROM " + this.table + " e WHERE e.message_key = o.message_key "
+					+ "AND e.id < o.id AND e.status <> 'SENT')";
+		}
+		String due = dueRows;
+		List<OutboxMessage> claimed = this.claimTransactions.execute((status) -> {
+			List<OutboxMessage> rows = this.dialect.claim(this.jdbc, this.table, due,
+					new Object[] { nowValue, nowValue }, leaseValue, batchSize, this.rowMapper);
+			if (this.dialect.claimUpdatesRows() || rows.isEmpty()) {
+				return rows;
+			}
+			if (this.dialect.claimLocksRows()) {
+				List<Object> args = new ArrayList<>();
+				args.add(leaseValue);
+				rows.forEach((row) -> args.add(row.id()));
+				this.jdbc.update("UPDATE " + this.table + " SET claimed_until = ? WHERE id IN ("
+						+ OutboxDialect.placeholders(rows.size()) + ")", args.toArray());
+				return rows;
+			}
+			List<OutboxMessage> won = new ArrayList<>();
+			for (OutboxMessage row : rows) {
+				if (this.jdbc.update("UPDATE " + this.table + " SET claimed_until = ? WHERE id = ? AND status = "
+						+ "'PENDING' AND (claimed_until IS NULL OR claimed_until <= ?)", leaseValue, row.id(),
+						nowValue) == 1) {
+					won.add(row);
+				}
+			}
+			return won;
+		});
+		List<OutboxMessage> result = new ArrayList<>();
+		if (claimed != null) {
+			for (OutboxMessage row : claimed) {
+				result.add(new OutboxMessage(row.id(), row.messageId(), row.destination(), row.key(), row.payload(),
+						row.headers(), row.status(), row.attempts(), row.createdAt(), leaseUntil, row.lastError()));
+			}
+		}
+		result.sort(Comparator.comparingLong(OutboxMessage::id));
+		return result;
+	}
+
+	/**
+	 * Marks rows sent, whoever holds their lease now.
+	 * @param rows rows the broker confirmed
+	 * @return how many rows changed
+	 */
+	public int markSent(List<OutboxMessage> rows) {
+		if (rows.isEmpty()) {
+			return 0;
+		}
+		Object now = this.dialect.timestamp(now());
+		int updated = 0;
+		for (int from = 0; from < rows.size(); from += 500) {
+			List<OutboxMessage> chunk = rows.subList(from, Math.min(rows.size(), from + 500));
+			List<Object> args = new ArrayList<>();
+			args.add(now);
+			chunk.forEach((row) -> args.add(row.id()));
+			updated += this.jdbc.update("UPDATE " + this.table + " SET status = 'SENT', sent_at = ?, "
+					+ "claimed_until = NULL, last_error = NULL WHERE status = 'PENDING' AND id IN ("
+					+ OutboxDialect.placeholders(chunk.size()) + ")", args.toArray());
+		}
+		return updated;
+	}
+
+	/**
+	 * Records a failed attempt of a row this relay still holds: {@code PENDING} again at
+	 * {@code nextAttemptAt}, or {@code DEAD}. Does nothing when the lease has passed to another relay.
+	 * @param row the claimed row
+	 * @param status {@link OutboxStatus#PENDING} or {@link OutboxStatus#DEAD}
+	 * @param nextAttemptAt when it is due again
+	 * @param error the failure's description
+	 * @return whether the row changed
+	 */
+	public boolean markFailed(OutboxMessage row, OutboxStatus status, Instant nextAttemptAt, String error) {
+		Assert.state(row.claimedUntil() != null, "row must be claimed");
+		String lastError = (error.length() > MAX_ERROR_LENGTH) ? error.substring(0, MAX_ERROR_LENGTH) : error;
+		return this.jdbc.update("UPDATE " + this.table + " SET status = ?, attempts = ?, next_attempt_at = ?, "
+				+ "claimed_until = NULL, last_error = ? WHERE id = ? AND status = 'PENDING' AND claimed_until = ?",
+				status.name(), row.attempts() + 1, this.dialect.timestamp(nextAttemptAt), lastError, row.id(),
+				this.dialect.timestamp(row.claimedUntil())) == 1;
+	}
+
+	/**
+	 * Sets every dead row back to {@code PENDING}, due now, with its attempts reset.
+	 * @return how many rows were re-driven
+	 */
+	public int redriveDead() {
+		Object now = this.dialect.timestamp(now());
+		return this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
+				+ "claimed_until = NULL WHERE status = 'DEAD'", now);
+	}
+
+	/**
+	 * Sets one dead row back to {@code PENDING}, due now, with its attempts reset.
+	 * @param messageId the row's message id
+	 * @return whether a dead row with that id existed
+	 */
+	public boolean redrive(String messageId) {
+		Object now = this.dialect.timestamp(now());
+		return this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
+				+ "claimed_until = NULL WHERE status = 'DEAD' AND message_id = ?", now, messageId) == 1;
+	}
+
+	/**
+	 * Reads dead rows, oldest first.
+	 * @param limit the most rows to return
+	 * @return the rows
+	 */
+	public List<OutboxMessage> findDead(int limit) {
+		return this.jdbc.query((connection) -> {
+			var select = connection.prepareStatement(
+					"SELECT " + OutboxDialect.COLUMNS + " FROM " + this.table + " WHERE status = 'DEAD' ORDER BY id");
+			select.setMaxRows(limit);
+			return select;
+		}, this.rowMapper);
+	}
+
+	/**
+	 * Reads one row.
+	 * @param messageId the row's message id
+	 * @return the row, or {@code null}
+	 */
+	public @Nullable OutboxMessage find(String messageId) {
+		List<OutboxMessage> rows = this.jdbc.query(
+				"SELECT " + OutboxDialect.COLUMNS + " FROM " + this.table + " WHERE message_id = ?", this.rowMapper,
+				messageId);
+		return rows.isEmpty() ? null : rows.get(0);
+	}
+
+	/**
+	 * Deletes rows sent longer than {@code retention} ago, {@code batchSize} rows per statement,
+	 * until a batch comes back short or {@code maxBatches} statements ran. Never touches pending or
+	 * dead rows.
+	 * @return how many rows were deleted
+	 */
+	public int purgeSent(Duration retention, int batchSize, int maxBatches) {
+		Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");
+		Assert.isTrue(maxBatches >= 1, "maxBatches must be at least 1");
+		Object sentBefore = this.dialect.timestamp(now().minus(retention));
+		int total = 0;
+		for (int batch = 0; batch < maxBatches; batch++) {
+			int deleted = this.dialect.purgeBatch(this.jdbc, this.table, sentBefore, batchSize);
+			total += deleted;
+			if (deleted < batchSize) {
+				break;
+			}
+		}
+		return total;
+	}
+
+	@Override
+	public Snapshot snapshot() {
+		Instant now = now();
+		long[] counts = new long[2];
+		Instant[] oldest = new Instant[1];
+		this.jdbc.query("SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM " + this.table
+				+ " WHERE status IN ('PENDING', 'DEAD') GROUP BY status", (ResultSet rs) -> {
+					String status = rs.getString("status");
+					if ("PENDING".equals(status)) {
+						counts[0] = rs.getLong("n");
+						oldest[0] = this.dialect.instant(rs, "oldest");
+					}
+					else {
+						counts[1] = rs.getLong("n");
+					}
+				});
+		Duration age = (oldest[0] != null) ? Duration.between(oldest[0], now) : null;
+		return new Snapshot(counts[0], counts[1], (age != null && age.isNegative()) ? Duration.ZERO : age);
+	}
+
+	public OutboxDialect getDialect() {
+		return this.dialect;
+	}
+
+	public String getTableName() {
+		return this.table;
+	}
+
+	private Instant now() {
+		// Microseconds: what the timestamp columns keep, so a lease reads back equal to what was written.
+		return this.clock.instant().truncatedTo(ChronoUnit.MICROS);
+	}
+
+	private OutboxMessage mapRow(ResultSet rs, int row) throws SQLException {
+		String headers = rs.getString("headers");
+		Instant createdAt = this.dialect.instant(rs, "created_at");
+		return new OutboxMessage(rs.getLong("id"), rs.getString("message_id"), rs.getString("destination"),
+				rs.getString("message_key"), rs.getString("payload"),
+				(headers != null && !headers.isEmpty()) ? this.jsonMapper.readValue(headers, HEADERS) : Map.of(),
+				OutboxStatus.valueOf(rs.getString("status")), rs.getInt("attempts"),
+				(createdAt != null) ? createdAt : Instant.EPOCH, this.dialect.instant(rs, "claimed_until"),
+				rs.getString("last_error"));
+	}
+
+}

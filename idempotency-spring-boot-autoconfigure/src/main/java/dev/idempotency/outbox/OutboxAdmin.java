@@ -1,0 +1,55 @@
+package dev.idempotency.outbox;
+
+import java.util.List;
+
+import dev.idempotency.core.OutboxBacklog;
+
+/**
+ * Operations on the outbox table for people and management endpoints: look at dead messages, send
+ * them again once their cause is fixed, read the backlog.
+ *
+ * @since 0.1.0
+ */
+public class OutboxAdmin {
+
+	private final JdbcOutboxRepository repository;
+
+	public OutboxAdmin(JdbcOutboxRepository repository) {
+		this.repository = repository;
+	}
+
+	/**
+	 * Dead messages, oldest first, with their last error.
+	 * @param limit the most messages to return
+	 * @return the messages
+	 */
+	public List<OutboxMessage> findDead(int limit) {
+		return this.repository.findDead(limit);
+	}
+
+	/**
+	 * Sets every dead message back to pending, due now, with a fresh set of attempts.
+	 * @return how many messages were re-driven
+	 */
+	public int redriveDead() {
+		return this.repository.redriveDead();
+	}
+
+	/**
+	 * Sets one dead message back to pending, due now, with a fresh set of attempts.
+	 * @param messageId the message's id
+	 * @return whether a dead message with that id existed
+	 */
+	public boolean redrive(String messageId) {
+		return this.repository.redrive(messageId);
+	}
+
+	/**
+	 * Reads the backlog now.
+	 * @return pending and dead counts and the age of the oldest pending message
+	 */
+	public OutboxBacklog.Snapshot backlog() {
+		return this.repository.snapshot();
+	}
+
+}

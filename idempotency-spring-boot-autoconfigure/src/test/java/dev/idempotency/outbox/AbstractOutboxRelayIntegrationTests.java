@@ -1,0 +1,421 @@
+package dev.idempotency.outbox;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.outbox.OutboxTestSenders.FlakySender;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The outbox on one real database, with an in-process Kafka broker and the local Redis: publish
+ * iff commit, two relays sharing a backlog, a broker outage, a late-committing lower id, per-key
+ * ordering with a failing key, dead rows and re-drive, purge, and the Redis Stream sender.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class AbstractOutboxRelayIntegrationTests {
+
+	private EmbeddedKafkaKraftBroker broker;
+
+	private KafkaTemplate<String, String> kafka;
+
+	private HikariDataSource dataSource;
+
+	private JdbcTemplate jdbc;
+
+	private TransactionTemplate transactions;
+
+	private JdbcOutboxRepository repository;
+
+	private Outbox outbox;
+
+	private LettuceConnectionFactory redisConnectionFactory;
+
+	private StringRedisTemplate redis;
+
+	private final List<OutboxRelay> started = new ArrayList<>();
+
+	private final AtomicInteger dead = new AtomicInteger();
+
+	protected abstract HikariDataSource createDataSource();
+
+	protected abstract String platform();
+
+	protected abstract OutboxDialect expectedDialect();
+
+	@BeforeAll
+	void start() {
+		this.broker = new EmbeddedKafkaKraftBroker(1, 3);
+		this.broker.afterPropertiesSet();
+		this.kafka = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
+				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG,
+				"all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.LINGER_MS_CONFIG, 5),
+				new StringSerializer(), new StringSerializer()));
+		this.dataSource = createDataSource();
+		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-" + platform() + ".sql"),
+				new ClassPathResource("dev/idempotency/outbox/schema-" + platform() + ".sql"))
+			.execute(this.dataSource);
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		this.repository = new JdbcOutboxRepository(this.dataSource, OutboxDialect.detect(this.dataSource),
+				"idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
+		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared());
+		this.redisConnectionFactory = new LettuceConnectionFactory("127.0.0.1", 6379);
+		this.redisConnectionFactory.afterPropertiesSet();
+		this.redisConnectionFactory.start();
+		this.redis = new StringRedisTemplate(this.redisConnectionFactory);
+	}
+
+	@AfterAll
+	void stop() {
+		this.started.forEach(OutboxRelay::stop);
+		this.kafka.destroy();
+		this.broker.destroy();
+		this.dataSource.close();
+		this.redisConnectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void emptyTable() {
+		this.started.forEach(OutboxRelay::stop);
+		this.started.clear();
+		this.jdbc.update("DELETE FROM idempotency_outbox");
+		this.dead.set(0);
+	}
+
+	@Test
+	void dialectIsDetectedFromTheDatabase() {
+		assertThat(this.repository.getDialect()).isEqualTo(expectedDialect());
+	}
+
+	@Test
+	void publishOutsideATransactionIsRefused() {
+		assertThatExceptionOfType(IllegalTransactionStateException.class)
+			.isThrownBy(() -> this.outbox.publish("kafka:none", "k", "payload"))
+			.withMessageContaining("no transaction is active");
+		assertThat(rows()).isZero();
+	}
+
+	@Test
+	void rolledBackTransactionPublishesNothingAndCommittedOnePublishesExactlyOne() {
+		String topic = topic(1);
+		this.transactions.executeWithoutResult((status) -> {
+			this.outbox.publish("kafka:" + topic, "order-1", new OrderPlaced("order-1", 10));
+			status.setRollbackOnly();
+		});
+		String committed = this.transactions
+			.execute((status) -> this.outbox.publish("kafka:" + topic, "order-2", new OrderPlaced("order-2", 20),
+					Map.of("trace-id", "t-2")));
+		OutboxRelay relay = relay(false, 3, new KafkaOutboxSender(this.kafka));
+		relay.drain();
+
+		List<ConsumerRecord<String, String>> records = OutboxTestSenders.readTopic(brokers(), topic, 1,
+				Duration.ofSeconds(20));
+		assertThat(records).singleElement().satisfies((record) -> {
+			assertThat(OutboxTestSenders.messageId(record)).isEqualTo(committed);
+			assertThat(record.key()).isEqualTo("order-2");
+			assertThat(record.value()).isEqualTo("{\"orderId\":\"order-2\",\"points\":20}");
+			assertThat(new String(record.headers().lastHeader("trace-id").value())).isEqualTo("t-2");
+		});
+		assertThat(this.repository.find(committed).status()).isEqualTo(OutboxStatus.SENT);
+		assertThat(rows()).isOne();
+	}
+
+	@Test
+	void twoRelaysShareFiveThousandRowsAndSendEachOnce() {
+		String topic = topic(3);
+		int total = 5000;
+		for (int batch = 0; batch < total / 250; batch++) {
+			int first = batch * 250;
+			this.transactions.executeWithoutResult((status) -> {
+				for (int i = first; i < first + 250; i++) {
+					this.outbox.publish("kafka:" + topic, "key-" + (i % 50), "m-" + i);
+				}
+			});
+		}
+		// A lease far longer than the test: no row may be sent twice.
+		FlakySender first = new FlakySender(new KafkaOutboxSender(this.kafka));
+		FlakySender second = new FlakySender(new KafkaOutboxSender(this.kafka));
+		start(relay(false, 50, Duration.ofMinutes(10), 10, first));
+		start(relay(false, 50, Duration.ofMinutes(10), 10, second));
+
+		await().atMost(90, TimeUnit.SECONDS).until(() -> this.repository.snapshot().pending() == 0);
+		List<ConsumerRecord<String, String>> records = OutboxTestSenders.readTopic(brokers(), topic, total,
+				Duration.ofSeconds(60));
+		Map<String, Long> perMessageId = records.stream()
+			.collect(Collectors.groupingBy(OutboxTestSenders::messageId, Collectors.counting()));
+		assertThat(perMessageId).hasSize(total);
+		assertThat(perMessageId.values()).allMatch((count) -> count == 1);
+		assertThat(records).hasSize(total);
+		assertThat(first.sent.get() + second.sent.get()).isEqualTo(total);
+		assertThat(first.sent.get()).as("first relay's share").isPositive();
+		assertThat(second.sent.get()).as("second relay's share").isPositive();
+		assertThat(sentRows()).isEqualTo(total);
+	}
+
+	@Test
+	void brokerOutageGrowsTheBacklogBacksOffLosesNothingAndDrainsInOrder() {
+		String topic = topic(3);
+		FlakySender sender = new FlakySender(new KafkaOutboxSender(this.kafka));
+		sender.failing = (message) -> true;
+		start(relay(true, 20, Duration.ofMinutes(1), 1000, sender));
+		Map<String, List<String>> published = new LinkedHashMap<>();
+		for (int i = 0; i < 30; i++) {
+			int n = i;
+			this.transactions.executeWithoutResult((status) -> {
+				for (String key : List.of("a", "b", "c")) {
+					this.outbox.publish("kafka:" + topic, key, key + "-" + n);
+					published.computeIfAbsent(key, (k) -> new ArrayList<>()).add(key + "-" + n);
+				}
+			});
+		}
+		await().atMost(20, TimeUnit.SECONDS)
+			.until(() -> this.jdbc.queryForObject("SELECT MIN(attempts) FROM idempotency_outbox WHERE message_key = 'a' "
+					+ "AND id = (SELECT MIN(id) FROM idempotency_outbox WHERE message_key = 'a')", Integer.class) >= 3);
+		assertThat(this.repository.snapshot().pending()).isEqualTo(90);
+		assertThat(this.repository.snapshot().oldestPendingAge()).isPositive();
+		// Ordered per key: only the head of each key was tried, and its attempts were spaced out.
+		assertThat(sender.attemptsPerMessage).hasSize(3);
+		int triesDuringOutage = sender.failed.get();
+		assertThat(triesDuringOutage).as("back-off keeps retries rare").isLessThan(3 * 15);
+
+		sender.failing = (message) -> false;
+		await().atMost(60, TimeUnit.SECONDS).until(() -> sentRows() == 90);
+		List<ConsumerRecord<String, String>> records = OutboxTestSenders.readTopic(brokers(), topic, 90,
+				Duration.ofSeconds(30));
+		Map<String, List<String>> received = new HashMap<>();
+		records.forEach((record) -> received.computeIfAbsent(record.key(), (k) -> new ArrayList<>()).add(record.value()));
+		assertThat(received).isEqualTo(published);
+	}
+
+	@Test
+	void transactionThatTookALowerIdAndCommitsAfterAHigherOneIsStillPublished() throws Exception {
+		String topic = topic(1);
+		CountDownLatch inserted = new CountDownLatch(1);
+		CountDownLatch commit = new CountDownLatch(1);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<String> slow = executor.submit(() -> this.transactions.execute((status) -> {
+				String id = this.outbox.publish("kafka:" + topic, "slow", "slow");
+				inserted.countDown();
+				await().atMost(30, TimeUnit.SECONDS).until(() -> commit.getCount() == 0);
+				return id;
+			}));
+			assertThat(inserted.await(10, TimeUnit.SECONDS)).isTrue();
+			String fast = this.transactions.execute((status) -> this.outbox.publish("kafka:" + topic, "fast", "fast"));
+			OutboxRelay relay = relay(false, 10, new KafkaOutboxSender(this.kafka));
+			relay.drain();
+			assertThat(this.repository.find(fast).status()).isEqualTo(OutboxStatus.SENT);
+			commit.countDown();
+			String slowId = slow.get(30, TimeUnit.SECONDS);
+			assertThat(this.repository.find(slowId).id()).isLessThan(this.repository.find(fast).id());
+			relay.drain();
+			assertThat(this.repository.find(slowId).status()).isEqualTo(OutboxStatus.SENT);
+			assertThat(OutboxTestSenders.readTopic(brokers(), topic, 2, Duration.ofSeconds(20)))
+				.extracting(ConsumerRecord::value)
+				.containsExactly("fast", "slow");
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Test
+	void failingKeyBlocksOnlyItselfGoesDeadAfterMaxAttemptsAndIsRedriven() {
+		String topic = topic(2);
+		FlakySender sender = new FlakySender(new KafkaOutboxSender(this.kafka));
+		sender.failing = (message) -> "bad".equals(message.key());
+		OutboxRelay relay = relay(true, 10, Duration.ofMinutes(1), 3, sender);
+		String badHead = publish(topic, "bad", "bad-1");
+		String badNext = publish(topic, "bad", "bad-2");
+		for (int i = 1; i <= 5; i++) {
+			publish(topic, "good", "good-" + i);
+		}
+		await().atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20)).until(() -> {
+			relay.drain();
+			return this.repository.find(badHead).status() == OutboxStatus.DEAD && sentRows() == 5;
+		});
+		OutboxMessage deadRow = this.repository.find(badHead);
+		assertThat(deadRow.attempts()).isEqualTo(3);
+		assertThat(deadRow.lastError()).contains("broker unavailable (test)");
+		assertThat(this.dead.get()).isOne();
+		OutboxMessage blocked = this.repository.find(badNext);
+		assertThat(blocked.status()).isEqualTo(OutboxStatus.PENDING);
+		assertThat(blocked.attempts()).isZero();
+		assertThat(sender.attemptsPerMessage).doesNotContainKey(badNext);
+		OutboxAdmin admin = new OutboxAdmin(this.repository);
+		assertThat(admin.findDead(10)).extracting(OutboxMessage::messageId).containsExactly(badHead);
+		assertThat(admin.backlog().dead()).isOne();
+
+		sender.failing = (message) -> false;
+		relay.drain();
+		assertThat(this.repository.find(badNext).status()).as("still behind its dead head").isEqualTo(OutboxStatus.PENDING);
+		assertThat(admin.redriveDead()).isOne();
+		await().atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20)).until(() -> {
+			relay.drain();
+			return sentRows() == 7;
+		});
+		List<String> bad = OutboxTestSenders.readTopic(brokers(), topic, 7, Duration.ofSeconds(20))
+			.stream()
+			.filter((record) -> "bad".equals(record.key()))
+			.map(ConsumerRecord::value)
+			.toList();
+		assertThat(bad).containsExactly("bad-1", "bad-2");
+	}
+
+	@Test
+	void destinationWithoutASenderIsDeadAtOnce() {
+		OutboxRelay relay = relay(false, 10, new KafkaOutboxSender(this.kafka), new RedisStreamOutboxSender(this.redis));
+		String id = publish("nowhere", "k", "p");
+		relay.drain();
+		OutboxMessage row = this.repository.find(id);
+		assertThat(row.status()).isEqualTo(OutboxStatus.DEAD);
+		assertThat(row.lastError()).contains("No OutboxSender serves destination 'nowhere'");
+	}
+
+	@Test
+	void purgeDeletesOnlySentRowsOlderThanTheRetention() {
+		for (int i = 0; i < 5; i++) {
+			publish("kafka:purge", "old-sent", "p");
+		}
+		publish("kafka:purge", "recent-sent", "p");
+		publish("kafka:purge", "old-pending", "p");
+		publish("kafka:purge", "old-dead", "p");
+		Object old = this.repository.getDialect().timestamp(java.time.Instant.now().minus(Duration.ofHours(2)));
+		Object recent = this.repository.getDialect().timestamp(java.time.Instant.now().minus(Duration.ofMinutes(5)));
+		this.jdbc.update("UPDATE idempotency_outbox SET status = 'SENT', sent_at = ? WHERE message_key = 'old-sent'", old);
+		this.jdbc.update("UPDATE idempotency_outbox SET status = 'SENT', sent_at = ? WHERE message_key = 'recent-sent'",
+				recent);
+		this.jdbc.update("UPDATE idempotency_outbox SET created_at = ? WHERE message_key = 'old-pending'", old);
+		this.jdbc.update("UPDATE idempotency_outbox SET status = 'DEAD', created_at = ? WHERE message_key = 'old-dead'",
+				old);
+
+		assertThat(this.repository.purgeSent(Duration.ofHours(1), 2, 10)).isEqualTo(5);
+		assertThat(this.jdbc.queryForList("SELECT message_key FROM idempotency_outbox ORDER BY id", String.class))
+			.containsExactly("recent-sent", "old-pending", "old-dead");
+	}
+
+	@Test
+	void redisStreamSenderAddsTheMessageIdAndPayloadFields() {
+		String stream = "outbox-it-" + UUID.randomUUID();
+		try {
+			OutboxRelay relay = relay(false, 10, new KafkaOutboxSender(this.kafka),
+					new RedisStreamOutboxSender(this.redis));
+			String id = this.transactions.execute((status) -> this.outbox.publish("redis:" + stream, "order-7",
+					new OrderPlaced("order-7", 70), Map.of("trace-id", "t-7")));
+			relay.drain();
+			List<MapRecord<String, Object, Object>> entries = this.redis.opsForStream()
+				.read(StreamOffset.fromStart(stream));
+			assertThat(entries).singleElement().satisfies((entry) -> assertThat(entry.getValue())
+				.containsEntry("message-id", id)
+				.containsEntry("payload", "{\"orderId\":\"order-7\",\"points\":70}")
+				.containsEntry("key", "order-7")
+				.containsEntry("trace-id", "t-7"));
+			assertThat(this.repository.find(id).status()).isEqualTo(OutboxStatus.SENT);
+		}
+		finally {
+			this.redis.delete(stream);
+		}
+	}
+
+	private String publish(String topic, String key, String payload) {
+		String destination = topic.contains(":") || topic.equals("nowhere") ? topic : "kafka:" + topic;
+		return this.transactions.execute((status) -> this.outbox.publish(destination, key, payload));
+	}
+
+	private String topic(int partitions) {
+		String name = "outbox-" + platform() + "-" + UUID.randomUUID().toString().substring(0, 8);
+		this.broker.addTopics(new NewTopic(name, partitions, (short) 1));
+		return name;
+	}
+
+	private OutboxRelay relay(boolean ordered, int batchSize, OutboxSender... senders) {
+		return relay(ordered, batchSize, Duration.ofMinutes(1), 10, senders);
+	}
+
+	private OutboxRelay relay(boolean ordered, int batchSize, Duration lease, int maxAttempts,
+			OutboxSender... senders) {
+		ExponentialBackOff backOff = new ExponentialBackOff(50, 2.0);
+		backOff.setMaxInterval(400);
+		backOff.setJitter(10);
+		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), batchSize, lease,
+				Duration.ofSeconds(10), maxAttempts, backOff, ordered);
+		IdempotencyListener listener = new IdempotencyListener() {
+
+			@Override
+			public void onOutcome(dev.idempotency.core.IdempotencyEvent event) {
+			}
+
+			@Override
+			public void onOutboxDead(String destination, String messageId, Throwable cause) {
+				AbstractOutboxRelayIntegrationTests.this.dead.incrementAndGet();
+			}
+
+		};
+		return new OutboxRelay(this.repository, () -> List.of(senders), options, Clock.systemUTC(),
+				() -> List.of(listener));
+	}
+
+	private void start(OutboxRelay relay) {
+		this.started.add(relay);
+		relay.start();
+	}
+
+	private String brokers() {
+		return this.broker.getBrokersAsString();
+	}
+
+	private int rows() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox", Integer.class);
+	}
+
+	private int sentRows() {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class);
+	}
+
+	record OrderPlaced(String orderId, int points) {
+	}
+
+}
