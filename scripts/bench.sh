@@ -11,7 +11,7 @@
 #   scripts/bench.sh --jfr                   one JFR recording per fork under benchmarks/target/bench-results
 #   scripts/bench.sh --docs docs/performance.md --note "..."   also replace the results block of that page
 #
-# Other options: --forks N --warmup N --warmup-time S --rounds N --round-time S --results DIR.
+# Other options: --passes N (repeat the whole matrix, median over all) --forks N --warmup N --warmup-time S --rounds N --round-time S --results DIR.
 # Environment: SKIP_BUILD=1 reuses the last build; SKIP_SERVICES=1 skips scripts/services.sh;
 # BENCH_JAVA_OPTS is added to the launcher JVM, e.g. -Dbench.postgresql.url=jdbc:postgresql://host/db
 # (also bench.mariadb.url, bench.redis.host/port/database; passed on to the benchmark forks).

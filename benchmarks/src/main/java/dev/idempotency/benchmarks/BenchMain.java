@@ -38,6 +38,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Arguments (all optional): {@code --mode quick|full}, {@code --db postgresql,mariadb},
  * {@code --threads 1,4}, {@code --variants all|jdbc|redis|name,...}, {@code --forks N},
  * {@code --warmup N}, {@code --warmup-time SECONDS}, {@code --rounds N}, {@code --round-time SECONDS},
+ * {@code --passes N} (run the whole matrix N times, one after the other, so that every variant meets
+ * the machine's background load at several moments; the median is over the rounds of all passes),
  * {@code --jfr} (one JFR recording per fork under the results directory), {@code --results DIR},
  * {@code --docs FILE} (replace the results block of that Markdown file), {@code --note TEXT} (printed
  * above the table).
@@ -69,7 +71,9 @@ public final class BenchMain {
 		String stamp = ZonedDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
 		Path verdicts = results.resolve("verdicts-" + stamp + ".tsv");
 
+		int passes = Integer.parseInt(options.getOrDefault("passes", "1"));
 		List<Row> rows = new ArrayList<>();
+		for (int pass = 1; pass <= passes; pass++) {
 		for (int threads : threadCounts) {
 			ChainedOptionsBuilder jmh = new OptionsBuilder().include(DedupBenchmark.class.getName() + ".deliver")
 				.param("variant", variants.toArray(String[]::new))
@@ -83,7 +87,7 @@ public final class BenchMain {
 				.jvmArgsAppend("-Xms1g", "-Xmx1g", "-Dbench.verdicts=" + verdicts.toAbsolutePath(),
 						"-Dlogging.level.root=WARN")
 				.shouldFailOnError(false)
-				.result(results.resolve("jmh-" + stamp + "-t" + threads + ".json").toString())
+				.result(results.resolve("jmh-" + stamp + "-p" + pass + "-t" + threads + ".json").toString())
 				.resultFormat(org.openjdk.jmh.results.format.ResultFormatType.JSON);
 			for (String key : List.of("bench.postgresql.url", "bench.mariadb.url", "bench.redis.host",
 					"bench.redis.port", "bench.redis.database")) {
@@ -104,12 +108,19 @@ public final class BenchMain {
 						scores.add(round.getPrimaryResult().getScore());
 					}
 				}
-				rows.add(new Row(params.getParam("variant"), params.getParam("db"), params.getThreads(), scores));
+				Row row = find(rows, params.getParam("variant"), params.getParam("db"), params.getThreads());
+				if (row == null) {
+					rows.add(new Row(params.getParam("variant"), params.getParam("db"), params.getThreads(), scores));
+				}
+				else {
+					row.scores().addAll(scores);
+				}
 			}
 		}
+		}
 		Map<String, String[]> verdictByRow = readVerdicts(verdicts);
-		String report = report(rows, verdictByRow, variants, databases, threadCounts, options, full, forks, warmups,
-				warmupSeconds, rounds, roundSeconds);
+		String report = report(rows, verdictByRow, variants, databases, threadCounts, options, full, passes * forks,
+				warmups, warmupSeconds, rounds, roundSeconds);
 		Path reportFile = results.resolve("report-" + stamp + ".md");
 		Files.writeString(reportFile, report, StandardCharsets.UTF_8);
 		System.out.println();
@@ -135,7 +146,7 @@ public final class BenchMain {
 			.append(full ? "full" : "quick")
 			.append("`: per row ")
 			.append(forks)
-			.append(" fork(s), ")
+			.append(" fork(s) in all passes, ")
 			.append(warmups)
 			.append(" × ")
 			.append(warmupSeconds)
