@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -74,49 +73,49 @@ public final class BenchMain {
 		int passes = Integer.parseInt(options.getOrDefault("passes", "1"));
 		List<Row> rows = new ArrayList<>();
 		for (int pass = 1; pass <= passes; pass++) {
-		for (int threads : threadCounts) {
-			ChainedOptionsBuilder jmh = new OptionsBuilder().include(DedupBenchmark.class.getName() + ".deliver")
-				.param("variant", variants.toArray(String[]::new))
-				.param("db", databases.toArray(String[]::new))
-				.threads(threads)
-				.forks(forks)
-				.warmupIterations(warmups)
-				.warmupTime(TimeValue.seconds(warmupSeconds))
-				.measurementIterations(rounds)
-				.measurementTime(TimeValue.seconds(roundSeconds))
-				.jvmArgsAppend("-Xms1g", "-Xmx1g", "-Dbench.verdicts=" + verdicts.toAbsolutePath(),
-						"-Dlogging.level.root=WARN")
-				.shouldFailOnError(false)
-				.result(results.resolve("jmh-" + stamp + "-p" + pass + "-t" + threads + ".json").toString())
-				.resultFormat(org.openjdk.jmh.results.format.ResultFormatType.JSON);
-			for (String key : List.of("bench.postgresql.url", "bench.mariadb.url", "bench.redis.host",
-					"bench.redis.port", "bench.redis.database")) {
-				if (System.getProperty(key) != null) {
-					jmh.jvmArgsAppend("-D" + key + "=" + System.getProperty(key));
-				}
-			}
-			if (options.containsKey("jfr")) {
-				jmh.addProfiler(JavaFlightRecorderProfiler.class,
-						"dir=" + results.resolve("jfr-" + stamp).toAbsolutePath());
-			}
-			Collection<RunResult> runs = new Runner(jmh.build()).run();
-			for (RunResult run : runs) {
-				BenchmarkParams params = run.getParams();
-				List<Double> scores = new ArrayList<>();
-				for (BenchmarkResult fork : run.getBenchmarkResults()) {
-					for (IterationResult round : fork.getIterationResults()) {
-						scores.add(round.getPrimaryResult().getScore());
+			for (int threads : threadCounts) {
+				ChainedOptionsBuilder jmh = new OptionsBuilder().include(DedupBenchmark.class.getName() + ".deliver")
+					.param("variant", variants.toArray(String[]::new))
+					.param("db", databases.toArray(String[]::new))
+					.threads(threads)
+					.forks(forks)
+					.warmupIterations(warmups)
+					.warmupTime(TimeValue.seconds(warmupSeconds))
+					.measurementIterations(rounds)
+					.measurementTime(TimeValue.seconds(roundSeconds))
+					.jvmArgsAppend("-Xms1g", "-Xmx1g", "-Dbench.verdicts=" + verdicts.toAbsolutePath(),
+							"-Dlogging.level.root=WARN")
+					.shouldFailOnError(false)
+					.result(results.resolve("jmh-" + stamp + "-p" + pass + "-t" + threads + ".json").toString())
+					.resultFormat(org.openjdk.jmh.results.format.ResultFormatType.JSON);
+				for (String key : List.of("bench.postgresql.url", "bench.mariadb.url", "bench.redis.host",
+						"bench.redis.port", "bench.redis.database")) {
+					if (System.getProperty(key) != null) {
+						jmh.jvmArgsAppend("-D" + key + "=" + System.getProperty(key));
 					}
 				}
-				Row row = find(rows, params.getParam("variant"), params.getParam("db"), params.getThreads());
-				if (row == null) {
-					rows.add(new Row(params.getParam("variant"), params.getParam("db"), params.getThreads(), scores));
+				if (options.containsKey("jfr")) {
+					jmh.addProfiler(JavaFlightRecorderProfiler.class,
+							"dir=" + results.resolve("jfr-" + stamp).toAbsolutePath());
 				}
-				else {
-					row.scores().addAll(scores);
+				Collection<RunResult> runs = new Runner(jmh.build()).run();
+				for (RunResult run : runs) {
+					BenchmarkParams params = run.getParams();
+					List<Double> scores = new ArrayList<>();
+					for (BenchmarkResult fork : run.getBenchmarkResults()) {
+						for (IterationResult round : fork.getIterationResults()) {
+							scores.add(round.getPrimaryResult().getScore());
+						}
+					}
+					Row row = find(rows, params.getParam("variant"), params.getParam("db"), params.getThreads());
+					if (row == null) {
+						rows.add(new Row(params.getParam("variant"), params.getParam("db"), params.getThreads(), scores));
+					}
+					else {
+						row.scores().addAll(scores);
+					}
 				}
 			}
-		}
 		}
 		Map<String, String[]> verdictByRow = readVerdicts(verdicts);
 		String report = report(rows, verdictByRow, variants, databases, threadCounts, options, full, passes * forks,
@@ -346,10 +345,6 @@ public final class BenchMain {
 			return this.scores.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
 		}
 
-	}
-
-	static String joined(List<String> values) {
-		return values.stream().collect(Collectors.joining(","));
 	}
 
 }

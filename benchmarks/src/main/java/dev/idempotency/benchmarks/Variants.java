@@ -27,6 +27,8 @@ public final class Variants {
 
 	private static final Map<String, Function<Bench, Variant>> REDIS = new LinkedHashMap<>();
 
+	private static final Map<String, Function<Bench, Variant>> DIAGNOSTIC = new LinkedHashMap<>();
+
 	/** The baseline every ratio is computed against. */
 	public static final String BASELINE = "ideal";
 
@@ -43,6 +45,10 @@ public final class Variants {
 				(bench) -> new RedisDedupVariant(bench, new CamelRedisDedup(bench)));
 		redis("si-redis", "R3 Spring Integration RedisMetadataStore",
 				(bench) -> new RedisDedupVariant(bench, new SpringIntegrationRedisDedup(bench)));
+		// Diagnostic, not in the default matrix: variant 3 with the store resolved once (see docs/performance.md).
+		DIAGNOSTIC.put("starter-jdbc-cached", (bench) -> new StarterVariant(bench,
+				Map.of("idempotency.store.type", "jdbc"), CachedStoreResolverConfiguration.class));
+		LABELS.put("starter-jdbc-cached", "3' @Idempotent, store resolved once (proposal)");
 		// The starter's Redis store (dev.idempotency.store.redis.RedisIdempotencyStore), once merged:
 		// redis("starter-redis", "R4 @Idempotent, starter Redis store",
 		// 		(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "redis")));
@@ -74,7 +80,8 @@ public final class Variants {
 	}
 
 	static Variant create(String name, Bench bench) {
-		Function<Bench, Variant> factory = JDBC.containsKey(name) ? JDBC.get(name) : REDIS.get(name);
+		Function<Bench, Variant> factory = JDBC.containsKey(name) ? JDBC.get(name)
+				: REDIS.containsKey(name) ? REDIS.get(name) : DIAGNOSTIC.get(name);
 		if (factory == null) {
 			throw new IllegalArgumentException("Unknown variant '" + name + "'; known: " + LABELS.keySet());
 		}
