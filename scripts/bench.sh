@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh                         quick mode: all variants, both databases, 1 and 4 threads
 #                                            (~2 s rounds; well under 10 minutes in all)
-#   scripts/bench.sh --mode full             2 forks, 3 x 5 s warm-up, 5 x 10 s measured rounds
+#   scripts/bench.sh --mode full             2 forks, 3 x 5 s warm-up, 5 x 5 s measured rounds (~50 min)
 #   scripts/bench.sh --db postgresql --threads 4 --variants ideal,starter-jdbc
 #   scripts/bench.sh --variants jdbc         only the JDBC variants (redis: only the Redis ones)
 #   scripts/bench.sh --jfr                   one JFR recording per fork under benchmarks/target/bench-results
@@ -36,7 +36,11 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
 fi
 
 classpath="benchmarks/target/classes:$(cat benchmarks/target/benchmark.classpath)"
+command="scripts/bench.sh"
+if (($#)); then
+	command+=" $(printf '%q ' "$@")"
+fi
 # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
 exec java ${BENCH_JAVA_OPTS:-} -Xmx512m -cp "$classpath" \
-	-Dbench.command="scripts/bench.sh $*" \
+	-Dbench.command="${command% }" \
 	dev.idempotency.benchmarks.BenchMain "$@"

@@ -10,7 +10,9 @@ import java.util.List;
  * short blocks (A B, B A, A B, ...), so that both see the same background load, and prints the median
  * wall time and client CPU time per message of each and the throughput ratio A/B. Each variant has its
  * own run id and stream; the tables are shared, so no verification is done here (the JMH run does it).
- * Usage: {@code BenchAB <postgresql|mariadb> <variantA> <variantB> [blocks] [messages per block]}.
+ * With more than one thread, each block runs its messages on that many threads and the CPU column is
+ * the whole JVM's CPU time per message.
+ * Usage: {@code BenchAB <postgresql|mariadb> <variantA> <variantB> [blocks] [messages per block] [threads]}.
  */
 public final class BenchAB {
 
@@ -23,8 +25,9 @@ public final class BenchAB {
 		String nameB = args[2];
 		int blocks = (args.length > 3) ? Integer.parseInt(args[3]) : 40;
 		int size = (args.length > 4) ? Integer.parseInt(args[4]) : 200;
+		threads = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
 		ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
-		try (Bench benchA = new Bench(database, 1); Bench benchB = new Bench(database, 1)) {
+		try (Bench benchA = new Bench(database, threads); Bench benchB = new Bench(database, threads)) {
 			benchA.prepare();
 			try (Variant a = Variants.create(nameA, benchA); Variant b = Variants.create(nameB, benchB)) {
 				// warm-up: a quarter of the blocks, not recorded
@@ -61,7 +64,12 @@ public final class BenchAB {
 		}
 	}
 
+	private static int threads = 1;
+
 	private static double[] block(Bench bench, Variant variant, int size, ThreadMXBean cpu) {
+		if (threads > 1) {
+			return parallelBlock(bench, variant, size);
+		}
 		long cpuStarted = cpu.getCurrentThreadCpuTime();
 		long started = System.nanoTime();
 		for (int i = 0; i < size; i++) {
@@ -69,6 +77,35 @@ public final class BenchAB {
 		}
 		return new double[] { (System.nanoTime() - started) / 1000.0 / size,
 				(cpu.getCurrentThreadCpuTime() - cpuStarted) / 1000.0 / size };
+	}
+
+	private static double[] parallelBlock(Bench bench, Variant variant, int size) {
+		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+			.getOperatingSystemMXBean();
+		long cpuStarted = os.getProcessCpuTime();
+		long started = System.nanoTime();
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			Thread worker = new Thread(() -> {
+				for (int i = 0; i < size / threads; i++) {
+					bench.deliver(variant);
+				}
+			});
+			worker.start();
+			workers.add(worker);
+		}
+		for (Thread worker : workers) {
+			try {
+				worker.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+		int delivered = (size / threads) * threads;
+		return new double[] { (System.nanoTime() - started) / 1000.0 / delivered,
+				(os.getProcessCpuTime() - cpuStarted) / 1000.0 / delivered };
 	}
 
 	private static double median(List<double[]> results, int index) {

@@ -52,14 +52,17 @@ public final class BenchMain {
 	private BenchMain() {
 	}
 
+	private static double loadAtStart;
+
 	public static void main(String[] args) throws RunnerException, IOException {
+		loadAtStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 		Map<String, String> options = parse(args);
 		boolean full = "full".equals(options.getOrDefault("mode", "quick"));
 		int forks = Integer.parseInt(options.getOrDefault("forks", full ? "2" : "1"));
 		int warmups = Integer.parseInt(options.getOrDefault("warmup", full ? "3" : "2"));
 		int warmupSeconds = Integer.parseInt(options.getOrDefault("warmup-time", full ? "5" : "2"));
 		int rounds = Integer.parseInt(options.getOrDefault("rounds", full ? "5" : "3"));
-		int roundSeconds = Integer.parseInt(options.getOrDefault("round-time", full ? "10" : "2"));
+		int roundSeconds = Integer.parseInt(options.getOrDefault("round-time", full ? "5" : "2"));
 		List<String> databases = list(options.getOrDefault("db", "postgresql,mariadb"));
 		List<Integer> threadCounts = list(options.getOrDefault("threads", "1,4")).stream()
 			.map(Integer::valueOf)
@@ -139,7 +142,7 @@ public final class BenchMain {
 		if (options.containsKey("note")) {
 			out.append("**").append(options.get("note")).append("**\n\n");
 		}
-		out.append("Run ")
+		out.append("Run finished ")
 			.append(ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME).substring(0, 19))
 			.append(", mode `")
 			.append(full ? "full" : "quick")
@@ -200,6 +203,8 @@ public final class BenchMain {
 			.append(", ");
 		machine.append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"));
 		machine.append(", load average at start ")
+			.append(String.format("%.2f", loadAtStart))
+			.append(", at the end ")
 			.append(String.format("%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
 		for (String db : databases) {
 			machine.append("; ").append(Database.of(db).serverVersion());
