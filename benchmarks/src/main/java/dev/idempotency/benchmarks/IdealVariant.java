@@ -1,0 +1,62 @@
+package dev.idempotency.benchmarks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Variant 2, the hand-written ideal: in the business transaction, insert-or-ignore a row into the
+ * same {@code idempotency_record} table the starter uses (same columns, same bind types), and skip the
+ * business work when no row was inserted. This is the floor for any transactional dedup.
+ */
+final class IdealVariant implements Variant {
+
+	private static final String COLUMNS = " idempotency_record (namespace, idempotency_key, status, created_at, expires_at)"
+			+ " VALUES (?, ?, ?, ?, ?)";
+
+	private static final Duration RETENTION = Duration.ofDays(7);
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate transactions;
+
+	private final Database database;
+
+	private final String insert;
+
+	IdealVariant(Bench bench) {
+		this.jdbc = bench.jdbc();
+		this.transactions = bench.transactions();
+		this.database = bench.database();
+		this.insert = switch (this.database) {
+			case POSTGRESQL -> "INSERT INTO" + COLUMNS + " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+			case MARIADB -> "INSERT IGNORE INTO" + COLUMNS;
+		};
+	}
+
+	@Override
+	public boolean process(Message message) {
+		return this.transactions.execute((status) -> {
+			Instant now = Instant.now();
+			if (this.jdbc.update(this.insert, "ideal", message.getKey(), "COMPLETED", timestamp(now),
+					timestamp(now.plus(RETENTION))) == 0) {
+				return Boolean.FALSE;
+			}
+			Business.apply(this.jdbc, message);
+			return Boolean.TRUE;
+		});
+	}
+
+	private Object timestamp(Instant instant) {
+		return switch (this.database) {
+			case POSTGRESQL -> OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+			case MARIADB -> LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+		};
+	}
+
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Throughput benchmarks of @Idempotent (JDBC store) against the hand-written dedup insert and against
+# Camel's and Spring Integration's repositories, on PostgreSQL and MariaDB (and Redis peers).
+# See docs/performance.md.
+#
+#   scripts/bench.sh                         quick mode: all variants, both databases, 1 and 4 threads
+#                                            (~2 s rounds; well under 10 minutes in all)
+#   scripts/bench.sh --mode full             2 forks, 3 x 5 s warm-up, 5 x 5 s measured rounds (~50 min)
+#   scripts/bench.sh --db postgresql --threads 4 --variants ideal,starter-jdbc
+#   scripts/bench.sh --variants jdbc         only the JDBC variants (redis: only the Redis ones)
+#   scripts/bench.sh --jfr                   one JFR recording per fork under benchmarks/target/bench-results
+#   scripts/bench.sh --docs docs/performance.md --note "..."   also replace the results block of that page
+#
+# Other options: --passes N (repeat the whole matrix, median over all) --forks N --warmup N --warmup-time S --rounds N --round-time S --results DIR.
+# Environment: SKIP_BUILD=1 reuses the last build; SKIP_SERVICES=1 skips scripts/services.sh;
+# BENCH_JAVA_OPTS is added to the launcher JVM, e.g. -Dbench.postgresql.url=jdbc:postgresql://host/db
+# (also bench.mariadb.url, bench.redis.host/port/database; passed on to the benchmark forks).
+#
+# The benchmarks are never part of ./mvnw verify: the build only compiles the module.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+if [[ "${SKIP_SERVICES:-}" != 1 ]]; then
+	bash scripts/services.sh
+	# The benchmark's own databases (the services script creates `test`).
+	psql -X -w -q -h 127.0.0.1 -U postgres -d postgres -Atc "select 1 from pg_database where datname = 'test_bench'" \
+		| grep -q 1 || psql -X -w -q -h 127.0.0.1 -U postgres -d postgres -c 'create database test_bench'
+	mysql_cli="$(command -v mariadb || command -v mysql)"
+	"$mysql_cli" -h 127.0.0.1 -u root -e 'create database if not exists test_bench'
+fi
+
+if [[ "${SKIP_BUILD:-}" != 1 ]]; then
+	./mvnw -B -q -pl benchmarks -am package -DskipTests
+fi
+
+classpath="benchmarks/target/classes:$(cat benchmarks/target/benchmark.classpath)"
+command="scripts/bench.sh"
+if (($#)); then
+	command+=" $(printf '%q ' "$@")"
+fi
+# shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
+exec java ${BENCH_JAVA_OPTS:-} -Xmx512m -cp "$classpath" \
+	-Dbench.command="${command% }" \
+	dev.idempotency.benchmarks.BenchMain "$@"
