@@ -147,7 +147,23 @@ public final class Bench implements AutoCloseable {
 				if (attempt >= MAX_ATTEMPTS) {
 					throw new IllegalStateException(message + " failed " + attempt + " times", ex);
 				}
+				redeliveryPause(attempt);
 			}
+		}
+	}
+
+	/**
+	 * A broker redelivers later, not at once: a leased store answers "in progress" to a duplicate
+	 * that arrives while the first delivery of its key is still running, and a tight loop would use
+	 * up every attempt within that first delivery's transaction.
+	 */
+	private static void redeliveryPause(int attempt) {
+		try {
+			Thread.sleep(Math.min(50, 2L * attempt));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("interrupted between redeliveries", ex);
 		}
 	}
 
