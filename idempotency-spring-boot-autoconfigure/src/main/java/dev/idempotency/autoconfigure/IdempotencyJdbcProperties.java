@@ -1,8 +1,7 @@
 package dev.idempotency.autoconfigure;
 
-import java.time.Duration;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 
 /**
@@ -24,7 +23,8 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 	 */
 	private String tableName = "idempotency_record";
 
-	private final Purge purge = new Purge();
+	@NestedConfigurationProperty
+	private final IdempotencyPurgeProperties purge = new IdempotencyPurgeProperties();
 
 	public IdempotencyJdbcProperties() {
 		// A dedup table that failed to be created must stop start-up, not every later message.
@@ -39,72 +39,13 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 		this.tableName = tableName;
 	}
 
-	public Purge getPurge() {
+	public IdempotencyPurgeProperties getPurge() {
 		return this.purge;
 	}
 
 	@Override
 	public String getDefaultSchemaLocation() {
 		return DEFAULT_SCHEMA_LOCATION;
-	}
-
-	/**
-	 * Deletion of expired records.
-	 */
-	public static class Purge {
-
-		/**
-		 * Whether expired records are deleted by a background job.
-		 */
-		private boolean enabled = true;
-
-		/**
-		 * Delay between the end of one purge run and the start of the next.
-		 */
-		private Duration interval = Duration.ofMinutes(10);
-
-		/**
-		 * Rows deleted per statement.
-		 */
-		private int batchSize = 1000;
-
-		/**
-		 * Statements per run; a larger backlog is left for the next run.
-		 */
-		private int maxBatchesPerRun = 100;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
-		public int getMaxBatchesPerRun() {
-			return this.maxBatchesPerRun;
-		}
-
-		public void setMaxBatchesPerRun(int maxBatchesPerRun) {
-			this.maxBatchesPerRun = maxBatchesPerRun;
-		}
-
 	}
 
 }

@@ -109,7 +109,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 			matchIfMissing = true)
 	IdempotencyPurgeJob idempotencyOutboxPurgeJob(JdbcOutboxRepository outboxRepository,
 			IdempotencyOutboxProperties properties, ObjectProvider<IdempotencyListener> listeners) {
-		IdempotencyOutboxProperties.Purge purge = properties.getPurge();
+		IdempotencyPurgeProperties purge = properties.getPurge();
 		return new IdempotencyPurgeJob("outbox", () -> outboxRepository.purgeSent(properties.getRetention(),
 				purge.getBatchSize(), purge.getMaxBatchesPerRun()), purge.getInterval(),
 				() -> listeners.orderedStream().toList());

@@ -3,6 +3,7 @@ package dev.idempotency.autoconfigure;
 import java.time.Duration;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 
 /**
@@ -45,7 +46,8 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 	private final Retry retry = new Retry();
 
-	private final Purge purge = new Purge();
+	@NestedConfigurationProperty
+	private final IdempotencyPurgeProperties purge = new IdempotencyPurgeProperties();
 
 	public IdempotencyOutboxProperties() {
 		// An outbox table that failed to be created must stop start-up, not every later publish.
@@ -92,7 +94,7 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		return this.retry;
 	}
 
-	public Purge getPurge() {
+	public IdempotencyPurgeProperties getPurge() {
 		return this.purge;
 	}
 
@@ -246,66 +248,6 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 		public void setJitter(Duration jitter) {
 			this.jitter = jitter;
-		}
-
-	}
-
-	/**
-	 * Deletion of sent rows.
-	 */
-	public static class Purge {
-
-		/**
-		 * Whether sent rows older than the retention are deleted by a background job (on instances
-		 * that run a relay).
-		 */
-		private boolean enabled = true;
-
-		/**
-		 * Delay between the end of one purge run and the start of the next.
-		 */
-		private Duration interval = Duration.ofMinutes(10);
-
-		/**
-		 * Rows deleted per statement.
-		 */
-		private int batchSize = 1000;
-
-		/**
-		 * Statements per run; a larger backlog is left for the next run.
-		 */
-		private int maxBatchesPerRun = 100;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
-		public int getMaxBatchesPerRun() {
-			return this.maxBatchesPerRun;
-		}
-
-		public void setMaxBatchesPerRun(int maxBatchesPerRun) {
-			this.maxBatchesPerRun = maxBatchesPerRun;
 		}
 
 	}

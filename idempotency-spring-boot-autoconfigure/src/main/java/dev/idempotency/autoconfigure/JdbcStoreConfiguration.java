@@ -54,7 +54,7 @@ class JdbcStoreConfiguration {
 	@ConditionalOnBooleanProperty(name = "idempotency.jdbc.purge.enabled", matchIfMissing = true)
 	IdempotencyPurgeJob idempotencyPurgeJob(JdbcIdempotencyStore store, DataSource dataSource,
 			IdempotencyJdbcProperties properties, ObjectProvider<IdempotencyListener> listeners) {
-		IdempotencyJdbcProperties.Purge purge = properties.getPurge();
+		IdempotencyPurgeProperties purge = properties.getPurge();
 		JdbcIdempotencyPurger purger = new JdbcIdempotencyPurger(new JdbcTemplate(dataSource), store.getDialect(),
 				store.getTableName(), Clock.systemUTC(), purge.getBatchSize(), purge.getMaxBatchesPerRun());
 		return new IdempotencyPurgeJob(store.name(), purger::purgeExpired, purge.getInterval(),

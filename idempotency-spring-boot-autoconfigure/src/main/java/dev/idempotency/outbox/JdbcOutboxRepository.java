@@ -14,6 +14,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import dev.idempotency.core.OutboxBacklog;
+import dev.idempotency.support.SqlIdentifier;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;

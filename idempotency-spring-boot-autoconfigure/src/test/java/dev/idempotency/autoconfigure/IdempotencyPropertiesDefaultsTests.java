@@ -195,7 +195,7 @@ class IdempotencyPropertiesDefaultsTests {
 
 	@Test
 	void outboxPurgeDeletesAThousandRowsPerStatementEveryTenMinutes() {
-		IdempotencyOutboxProperties.Purge purge = this.outbox.getPurge();
+		IdempotencyPurgeProperties purge = this.outbox.getPurge();
 		assertThat(purge.isEnabled()).isTrue();
 		assertThat(purge.getInterval()).isEqualTo(Duration.ofMinutes(10));
 		assertThat(purge.getBatchSize()).isEqualTo(1000);

@@ -2,6 +2,8 @@ package dev.idempotency.store.jdbc;
 
 import java.time.Clock;
 
+import dev.idempotency.support.SqlIdentifier;
+
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.Assert;
 

@@ -16,6 +16,7 @@ import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.support.SqlIdentifier;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -116,10 +117,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	@Override
 	public List<ClaimResult> claimAll(List<IdempotencyKey> keys, Duration lease, Duration retention) {
 		requireTransaction();
-		Set<IdempotencyKey> distinct = new LinkedHashSet<>();
-		for (IdempotencyKey key : keys) {
-			distinct.add(key.digestedBeyond(MAX_KEY_LENGTH));
-		}
+		List<IdempotencyKey> stored = keys.stream().map((key) -> key.digestedBeyond(MAX_KEY_LENGTH)).toList();
+		Set<IdempotencyKey> distinct = new LinkedHashSet<>(stored);
 		// One order for every batch: two batches sharing keys then wait for each other instead of
 		// deadlocking on rows they inserted in opposite orders.
 		List<IdempotencyKey> sorted = new ArrayList<>(distinct);
@@ -131,9 +130,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 			Map<IdempotencyKey, ClaimResult> claims = claimSorted(sorted, createdAt, expiresAt);
 			Set<IdempotencyKey> seen = new HashSet<>();
 			List<ClaimResult> results = new ArrayList<>(keys.size());
-			for (IdempotencyKey key : keys) {
-				IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-				results.add(seen.add(stored) ? claims.get(stored) : ClaimResult.duplicate());
+			for (IdempotencyKey key : stored) {
+				results.add(seen.add(key) ? claims.get(key) : ClaimResult.duplicate());
 			}
 			return results;
 		}
