@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.idempotency.core.ClaimResult;
@@ -28,6 +27,8 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 		this(Clock.systemUTC());
 	}
 
+	private final ClaimTokens tokens = new ClaimTokens();
+
 	public InMemoryIdempotencyStore(Clock clock) {
 		this.clock = clock;
 	}
@@ -35,7 +36,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 	@Override
 	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
 		Instant now = this.clock.instant();
-		String token = UUID.randomUUID().toString();
+		String token = this.tokens.get();
 		Entry mine = new Entry(token, false, now.plus(lease));
 		Entry current = this.entries.compute(key, (k, existing) -> (existing == null || existing.isExpired(now)) ? mine
 				: existing);

@@ -33,12 +33,21 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  */
 public enum JdbcIdempotencyDialect {
 
-	/** {@code INSERT ... ON CONFLICT DO NOTHING}; purge by {@code ctid} with {@code SKIP LOCKED}. */
+	/**
+	 * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired}: one statement inserts a new record or
+	 * takes over an expired one (1 row) and leaves a live one alone (0 rows), so a duplicate costs no
+	 * second round trip. Purge by {@code ctid} with {@code SKIP LOCKED}.
+	 */
 	POSTGRESQL {
 
 		@Override
 		String insertSql(String table) {
-			return INSERT.formatted(table) + " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+			return INSERT.formatted(table + " AS r") + TAKE_OVER_EXPIRED;
+		}
+
+		@Override
+		boolean insertTakesOverExpired() {
+			return true;
 		}
 
 		@Override
@@ -55,8 +64,8 @@ public enum JdbcIdempotencyDialect {
 		@Override
 		@Nullable List<IdempotencyKey> insertAllIfAbsent(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
 				String status, Object createdAt, Object expiresAt) {
-			return insertAllReturning(jdbc, "INSERT INTO " + table, " ON CONFLICT (namespace, idempotency_key) DO NOTHING",
-					keys, status, createdAt, expiresAt);
+			return insertAllReturning(jdbc, "INSERT INTO " + table + " AS r", TAKE_OVER_EXPIRED, keys, status, createdAt,
+					expiresAt);
 		}
 
 	},
@@ -162,6 +171,15 @@ public enum JdbcIdempotencyDialect {
 	/** SQL standard state of a unique constraint violation. */
 	private static final String UNIQUE_VIOLATION = "23505";
 
+	/**
+	 * PostgreSQL's conflict clause: the live record is only locked (as {@code INSERT ... DO NOTHING}
+	 * would wait for it anyway), an expired one is overwritten in place. Keys in one statement are
+	 * distinct, as {@code DO UPDATE} requires.
+	 */
+	private static final String TAKE_OVER_EXPIRED = " ON CONFLICT (namespace, idempotency_key) DO UPDATE SET"
+			+ " status = EXCLUDED.status, lease_until = EXCLUDED.lease_until, created_at = EXCLUDED.created_at,"
+			+ " expires_at = EXCLUDED.expires_at WHERE r.expires_at <= EXCLUDED.created_at";
+
 	private static final String INSERT = "INSERT INTO %s (namespace, idempotency_key, status, created_at, expires_at)"
 			+ " VALUES (?, ?, ?, ?, ?)";
 
@@ -170,6 +188,14 @@ public enum JdbcIdempotencyDialect {
 	 * namespace, key, status, created-at and expires-at.
 	 */
 	abstract String insertSql(String table);
+
+	/**
+	 * Whether {@link #insertSql} and {@link #insertAllIfAbsent} also claim a record whose retention
+	 * has passed, so that zero affected rows always means a live duplicate.
+	 */
+	boolean insertTakesOverExpired() {
+		return false;
+	}
 
 	/**
 	 * Converts an instant to the bind value of a timestamp column, so that every instance stores and

@@ -31,7 +31,9 @@ import org.springframework.util.Assert;
  * primary key decides races: a second claim of a key in flight waits for the first transaction and
  * then sees the record (duplicate) or, after a rollback, inserts it (claimed).</li>
  * <li>Zero rows: the record exists. If a plain read shows its retention has passed and the purge
- * has not yet removed it, delete it and insert again; otherwise it is a duplicate.</li>
+ * has not yet removed it, delete it and insert again; otherwise it is a duplicate. On PostgreSQL
+ * the insert itself takes over an expired record ({@code ON CONFLICT ... DO UPDATE ... WHERE}), so
+ * zero rows is always a duplicate and costs no second statement.</li>
  * </ol>
  * Keys and namespaces longer than {@value #MAX_KEY_LENGTH} characters are stored as SHA-256
  * digests. Timestamps come from the application's clock and are stored in UTC.
@@ -166,6 +168,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/** The key's record exists: claim it again if its retention has passed, else it is a duplicate. */
 	private ClaimResult claimPresent(IdempotencyKey stored, Object createdAt, Object expiresAt) {
+		if (this.dialect.insertTakesOverExpired()) {
+			return ClaimResult.duplicate();
+		}
 		if (isExpired(stored, createdAt)
 				&& this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
 				&& insert(stored, createdAt, expiresAt) == 1) {

@@ -5,13 +5,13 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.core.KeyValueIdempotencyStore;
+import dev.idempotency.support.ClaimTokens;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -92,7 +92,7 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	 * @param keyPrefix prefix of every entry's key, may be empty
 	 */
 	public RedisIdempotencyStore(StringRedisTemplate redis, String keyPrefix) {
-		this(redis, keyPrefix, () -> UUID.randomUUID().toString());
+		this(redis, keyPrefix, new ClaimTokens());
 	}
 
 	/** With the claims' tokens from {@code tokens}: tests re-send a claim with its token. */

@@ -18,6 +18,7 @@ import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.store.AbstractIdempotencyStoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
@@ -172,6 +174,55 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 		}
 		finally {
 			executor.shutdownNow();
+		}
+	}
+
+	/**
+	 * On MySQL and MariaDB, two takeovers of one expired record can deadlock (both hold the shared
+	 * lock of {@code INSERT IGNORE} and want to delete): the database rolls one back, and its
+	 * delivery is retried, as a broker would redeliver it. Either way exactly one claim is granted.
+	 */
+	@Test
+	void concurrentClaimsOfAnExpiredKeyGrantExactlyOne() throws Exception {
+		int threads = 8;
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			for (int round = 0; round < 10; round++) {
+				IdempotencyKey key = key("expired-race-" + round);
+				claimAndSucceed(key, Duration.ofHours(1));
+				this.clock.advance(Duration.ofHours(2));
+				CyclicBarrier start = new CyclicBarrier(threads);
+				List<Future<ClaimResult>> results = new ArrayList<>();
+				for (int t = 0; t < threads; t++) {
+					results.add(executor.submit(() -> {
+						start.await(10, TimeUnit.SECONDS);
+						return claimAndSucceedRetryingLockFailures(key);
+					}));
+				}
+				int claimed = 0;
+				for (Future<ClaimResult> result : results) {
+					ClaimResult claim = result.get(60, TimeUnit.SECONDS);
+					assertThat(claim.status()).isIn(Status.CLAIMED, Status.DUPLICATE);
+					claimed += claim.isClaimed() ? 1 : 0;
+				}
+				assertThat(claimed).as("claims granted for expired %s", key).isOne();
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private ClaimResult claimAndSucceedRetryingLockFailures(IdempotencyKey key) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return claimAndSucceed(key);
+			}
+			catch (IdempotencyStoreException ex) {
+				if (attempt == 5 || !(ex.getCause() instanceof PessimisticLockingFailureException)) {
+					throw ex;
+				}
+			}
 		}
 	}
 
