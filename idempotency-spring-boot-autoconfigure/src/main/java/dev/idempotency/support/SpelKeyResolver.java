@@ -1,5 +1,6 @@
 package dev.idempotency.support;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -30,6 +32,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 public class SpelKeyResolver extends CachedExpressionEvaluator implements KeyResolver {
 
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
+
+	private final ParameterNameDiscoverer parameterNames = new CachingParameterNameDiscoverer(
+			super.getParameterNameDiscoverer());
 
 	public SpelKeyResolver() {
 		super(new SpelExpressionParser(
@@ -56,7 +61,7 @@ public class SpelKeyResolver extends CachedExpressionEvaluator implements KeyRes
 			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(method, target.getClass()),
 					expression);
 			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-					new KeyExpressionRoot(method, args, target), method, args, getParameterNameDiscoverer());
+					new KeyExpressionRoot(method, args, target), method, args, this.parameterNames);
 			if (delivery != null) {
 				delivery.variables().forEach(context::setVariable);
 			}
@@ -79,6 +84,38 @@ public class SpelKeyResolver extends CachedExpressionEvaluator implements KeyRes
 
 	private static String describe(Method method) {
 		return "@Idempotent method " + method.getDeclaringClass().getSimpleName() + "#" + method.getName();
+	}
+
+	/**
+	 * Parameter names read once per method: the default discoverer reflects on every call, and key
+	 * resolution runs for every message.
+	 */
+	private static final class CachingParameterNameDiscoverer implements ParameterNameDiscoverer {
+
+		private static final String[] UNKNOWN = new String[0];
+
+		private final ParameterNameDiscoverer delegate;
+
+		private final Map<Method, String[]> names = new ConcurrentHashMap<>(64);
+
+		CachingParameterNameDiscoverer(ParameterNameDiscoverer delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public @Nullable String @Nullable [] getParameterNames(Method method) {
+			String[] found = this.names.computeIfAbsent(method, (key) -> {
+				String[] discovered = this.delegate.getParameterNames(key);
+				return (discovered != null) ? discovered : UNKNOWN;
+			});
+			return (found != UNKNOWN) ? found : null;
+		}
+
+		@Override
+		public @Nullable String @Nullable [] getParameterNames(Constructor<?> constructor) {
+			return this.delegate.getParameterNames(constructor);
+		}
+
 	}
 
 }
