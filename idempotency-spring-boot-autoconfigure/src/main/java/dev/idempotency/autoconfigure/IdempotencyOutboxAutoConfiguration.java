@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure;
 
 import java.time.Clock;
+import java.util.Optional;
 
 import javax.sql.DataSource;
 
@@ -68,8 +69,17 @@ public final class IdempotencyOutboxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(Outbox.class)
-	JdbcOutbox outbox(JdbcOutboxRepository outboxRepository, ObjectProvider<JsonMapper> jsonMapper) {
-		return new JdbcOutbox(outboxRepository, jsonMapper.getIfAvailable(JsonMapper::shared));
+	JdbcOutbox outbox(JdbcOutboxRepository outboxRepository, ObjectProvider<JsonMapper> jsonMapper,
+			IdempotencyOutboxProperties properties, ObjectProvider<OutboxRelay> relays) {
+		Runnable afterCommit = () -> {
+		};
+		if (properties.getRelay().isEnabled() && properties.getRelay().isWakeOnCommit()) {
+			// Looked up once, at the first commit: the relay is created after the outbox.
+			SingletonSupplier<Optional<OutboxRelay>> relay = SingletonSupplier
+				.of(() -> Optional.ofNullable(relays.getIfAvailable()));
+			afterCommit = () -> relay.obtain().ifPresent(OutboxRelay::wakeUp);
+		}
+		return new JdbcOutbox(outboxRepository, jsonMapper.getIfAvailable(JsonMapper::shared), afterCommit);
 	}
 
 	@Bean

@@ -121,6 +121,13 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		private Duration pollInterval = Duration.ofMillis(500);
 
 		/**
+		 * Whether a commit that published on this instance starts a relay round at once, instead of
+		 * waiting for the next poll. Rows committed on instances without a relay still wait for the
+		 * poll.
+		 */
+		private boolean wakeOnCommit = true;
+
+		/**
 		 * Rows claimed and sent per round.
 		 */
 		private int batchSize = 100;
@@ -151,6 +158,14 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 		public void setPollInterval(Duration pollInterval) {
 			this.pollInterval = pollInterval;
+		}
+
+		public boolean isWakeOnCommit() {
+			return this.wakeOnCommit;
+		}
+
+		public void setWakeOnCommit(boolean wakeOnCommit) {
+			this.wakeOnCommit = wakeOnCommit;
 		}
 
 		public int getBatchSize() {

@@ -3,10 +3,13 @@ package dev.idempotency.outbox;
 import java.util.Map;
 import java.util.UUID;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
@@ -14,21 +17,42 @@ import org.springframework.util.StringUtils;
 /**
  * The outbox on the business database: each message is a row inserted with the caller's
  * transaction's connection, with a random UUID as its message id. Payloads other than strings are
- * serialized with the application's Jackson {@link JsonMapper}.
+ * serialized with the application's Jackson {@link JsonMapper}. After the transaction commits, an
+ * optional hook runs (the auto-configuration wakes the local relay with it, so a message does not
+ * wait for the relay's next poll).
  *
  * @since 0.1.0
  */
 public class JdbcOutbox implements Outbox {
 
+	private static final Log logger = LogFactory.getLog(JdbcOutbox.class);
+
 	private final JdbcOutboxRepository repository;
 
 	private final JsonMapper jsonMapper;
 
+	private final Runnable afterCommit;
+
 	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper) {
+		this(repository, jsonMapper, () -> {
+		});
+	}
+
+	/**
+	 * Creates an outbox that runs {@code afterCommit} once a transaction that published has
+	 * committed (never after a rollback), such as {@link OutboxRelay#wakeUp()}.
+	 * @param repository the outbox table
+	 * @param jsonMapper serializes payloads
+	 * @param afterCommit runs on the committing thread; it must be quick, and what it throws is
+	 * logged, never passed to the committer
+	 */
+	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper, Runnable afterCommit) {
 		Assert.notNull(repository, "repository must not be null");
 		Assert.notNull(jsonMapper, "jsonMapper must not be null");
+		Assert.notNull(afterCommit, "afterCommit must not be null");
 		this.repository = repository;
 		this.jsonMapper = jsonMapper;
+		this.afterCommit = afterCommit;
 	}
 
 	@Override
@@ -52,7 +76,25 @@ public class JdbcOutbox implements Outbox {
 		String serialized = (payload instanceof CharSequence text) ? text.toString()
 				: this.jsonMapper.writeValueAsString(payload);
 		this.repository.insert(messageId, destination, key, serialized, headers);
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			TransactionSynchronizationManager.registerSynchronization(new AfterCommit(this.afterCommit));
+		}
 		return messageId;
+	}
+
+	private record AfterCommit(Runnable hook) implements TransactionSynchronization {
+
+		@Override
+		public void afterCommit() {
+			try {
+				this.hook.run();
+			}
+			catch (RuntimeException ex) {
+				// The business transaction has committed; the relay's poll still finds the row.
+				logger.warn("Outbox after-commit hook failed; the message waits for the relay's next poll", ex);
+			}
+		}
+
 	}
 
 }

@@ -10,10 +10,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -40,7 +42,8 @@ import org.springframework.util.backoff.BackOffExecution;
  * exponential back-off with jitter, and after {@code maxAttempts} failed attempts (or at once
  * when no sender serves its destination) it is marked {@code DEAD}.</li>
  * </ol>
- * Rounds follow each other at once while batches come back full, then every {@code pollInterval}.
+ * Rounds follow each other at once while batches come back full, then every {@code pollInterval};
+ * {@link #wakeUp()} (called by the outbox after a commit on this instance) starts one at once.
  * A relay that dies between the acknowledgement and the mark leaves its rows leased; once the lease
  * has passed, a relay sends them again with the same message id, which the consumers' dedup absorbs.
  *
@@ -65,9 +68,12 @@ public class OutboxRelay implements SmartLifecycle {
 
 	private volatile boolean running;
 
+	/** A round asked for by {@link #wakeUp()} is queued and has not started: more calls add nothing. */
+	private final AtomicBoolean wakeUpQueued = new AtomicBoolean();
+
 	private volatile boolean stopRequested;
 
-	private @Nullable ScheduledExecutorService executor;
+	private volatile @Nullable ScheduledExecutorService executor;
 
 	/**
 	 * Creates a relay.
@@ -243,6 +249,28 @@ public class OutboxRelay implements SmartLifecycle {
 	 */
 	void setAfterSend(Consumer<List<OutboxMessage>> afterSend) {
 		this.afterSend = afterSend;
+	}
+
+	/**
+	 * Starts a round now instead of at the next poll, on the relay's own thread; rounds never
+	 * overlap, and calls made while one is already queued are merged into it. Does nothing while the
+	 * relay is stopped. Rows committed on other instances still wait for the poll.
+	 */
+	public void wakeUp() {
+		ScheduledExecutorService executor = this.executor;
+		if (executor == null || !this.wakeUpQueued.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			executor.execute(() -> {
+				this.wakeUpQueued.set(false);
+				drainSafely();
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Stopping: the rows wait for the next start or another instance's relay.
+			this.wakeUpQueued.set(false);
+		}
 	}
 
 	private void drainSafely() {

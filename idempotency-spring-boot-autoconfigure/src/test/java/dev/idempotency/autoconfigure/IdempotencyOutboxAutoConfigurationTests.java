@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoC
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.kafka.core.KafkaOperations;
@@ -38,6 +40,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Conditions of {@link IdempotencyOutboxAutoConfiguration}, and the outbox on H2 (the generic
@@ -80,7 +83,57 @@ class IdempotencyOutboxAutoConfigurationTests {
 	@Test
 	void publishedMessageIsSentByTheRelayThroughTheApplicationsSender() {
 		List<OutboxMessage> sent = new CopyOnWriteArrayList<>();
-		OutboxSender sender = new OutboxSender() {
+		// Drained by hand below: no round started by the commit.
+		this.enabled.withPropertyValues("idempotency.outbox.relay.wake-on-commit=false")
+			.withBean(OutboxSender.class, () -> recordingSender(sent))
+			.run((context) -> {
+				Outbox outbox = context.getBean(Outbox.class);
+				String messageId = new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+					.execute((status) -> outbox.publish("test:orders", "order-1", Map.of("orderId", "order-1"),
+							Map.of("trace-id", "t-1")));
+				context.getBean(OutboxRelay.class).drain();
+				assertThat(sent).singleElement().satisfies((message) -> {
+					assertThat(message.messageId()).isEqualTo(messageId);
+					assertThat(message.key()).isEqualTo("order-1");
+					assertThat(message.payload()).isEqualTo("{\"orderId\":\"order-1\"}");
+					assertThat(message.headers()).containsEntry("trace-id", "t-1");
+				});
+				assertThat(context.getBean(JdbcOutboxRepository.class).find(messageId).status())
+					.isEqualTo(OutboxStatus.SENT);
+			});
+	}
+
+	@Test
+	void commitStartsARelayRoundWithoutWaitingForThePoll() {
+		List<OutboxMessage> sent = new CopyOnWriteArrayList<>();
+		this.enabled.withBean(OutboxSender.class, () -> recordingSender(sent)).run((context) -> {
+			String messageId = publishOne(context);
+			// The poll interval is an hour: only the commit can have started the round.
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(sent).extracting(OutboxMessage::messageId).containsExactly(messageId));
+		});
+	}
+
+	@Test
+	void withoutWakeOnCommitTheMessageWaitsForThePoll() {
+		List<OutboxMessage> sent = new CopyOnWriteArrayList<>();
+		this.enabled.withPropertyValues("idempotency.outbox.relay.wake-on-commit=false")
+			.withBean(OutboxSender.class, () -> recordingSender(sent))
+			.run((context) -> {
+				publishOne(context);
+				Thread.sleep(1000);
+				assertThat(sent).isEmpty();
+			});
+	}
+
+	private static String publishOne(AssertableApplicationContext context) {
+		Outbox outbox = context.getBean(Outbox.class);
+		return new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
+			.execute((status) -> outbox.publish("test:orders", "order-1", Map.of("orderId", "order-1")));
+	}
+
+	private static OutboxSender recordingSender(List<OutboxMessage> sent) {
+		return new OutboxSender() {
 
 			@Override
 			public String scheme() {
@@ -94,21 +147,6 @@ class IdempotencyOutboxAutoConfigurationTests {
 			}
 
 		};
-		this.enabled.withBean(OutboxSender.class, () -> sender).run((context) -> {
-			Outbox outbox = context.getBean(Outbox.class);
-			String messageId = new TransactionTemplate(context.getBean(PlatformTransactionManager.class))
-				.execute((status) -> outbox.publish("test:orders", "order-1", Map.of("orderId", "order-1"),
-						Map.of("trace-id", "t-1")));
-			context.getBean(OutboxRelay.class).drain();
-			assertThat(sent).singleElement().satisfies((message) -> {
-				assertThat(message.messageId()).isEqualTo(messageId);
-				assertThat(message.key()).isEqualTo("order-1");
-				assertThat(message.payload()).isEqualTo("{\"orderId\":\"order-1\"}");
-				assertThat(message.headers()).containsEntry("trace-id", "t-1");
-			});
-			assertThat(context.getBean(JdbcOutboxRepository.class).find(messageId).status())
-				.isEqualTo(OutboxStatus.SENT);
-		});
 	}
 
 	@Test

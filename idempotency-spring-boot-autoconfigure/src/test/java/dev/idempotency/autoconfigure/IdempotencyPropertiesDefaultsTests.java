@@ -174,6 +174,7 @@ class IdempotencyPropertiesDefaultsTests {
 	void outboxRelayPollsEveryHalfSecondInBatchesOfAHundred() {
 		assertThat(this.outbox.getRelay().isEnabled()).isTrue();
 		assertThat(this.outbox.getRelay().getPollInterval()).isEqualTo(Duration.ofMillis(500));
+		assertThat(this.outbox.getRelay().isWakeOnCommit()).isTrue();
 		assertThat(this.outbox.getRelay().getBatchSize()).isEqualTo(100);
 	}
 
