@@ -95,6 +95,16 @@ final class Harness {
 		}
 	}
 
+	static void sleep(long millis, int nanos) {
+		try {
+			Thread.sleep(millis, nanos);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	static String fmt(double value) {
 		if (Double.isNaN(value)) {
 			return "—";
