@@ -202,8 +202,8 @@ public final class OutboxBench {
 					Result result = switch (variant) {
 						case "relay-1" -> relayRound(first, null, rows);
 						case "relay-2" -> relayRound(first, second, rows);
-						case "kafka-batch" -> kafkaRound(first.kafka(), rows, BATCH);
-						case "kafka-sync" -> kafkaRound(first.kafka(), Math.max(1, rows / 10), 1);
+						case "kafka-batch" -> kafkaRound(first, rows, BATCH);
+						case "kafka-sync" -> kafkaRound(first, Math.max(1, rows / 10), 1);
 						default -> throw new IllegalArgumentException("Unknown variant '" + variant
 								+ "'; use relay-1, relay-2, kafka-batch, kafka-sync");
 					};
@@ -249,7 +249,7 @@ public final class OutboxBench {
 			second.relay().start();
 		}
 		this.adminJdbc.execute("TRUNCATE " + TABLE);
-		String topic = newTopic();
+		String topic = newTopic(first, second);
 		long sentBefore = sent(first, second);
 		// One transaction: every row becomes visible to the relays at the same commit.
 		first.transactions().executeWithoutResult((status) -> {
@@ -281,8 +281,9 @@ public final class OutboxBench {
 		return first.sent().get() + ((second != null) ? second.sent().get() : 0);
 	}
 
-	private Result kafkaRound(KafkaTemplate<String, String> kafka, int rows, int batch) {
-		String topic = newTopic();
+	private Result kafkaRound(RelayApp app, int rows, int batch) {
+		KafkaTemplate<String, String> kafka = app.kafka();
+		String topic = newTopic(app);
 		List<String> ids = new ArrayList<>(rows);
 		List<ProducerRecord<String, String>> records = new ArrayList<>(rows);
 		for (int i = 0; i < rows; i++) {
@@ -332,7 +333,7 @@ public final class OutboxBench {
 
 	private Latency runLatency(RelayApp app, boolean outbox, int rate, int seconds, List<String> lines) {
 		this.adminJdbc.execute("TRUNCATE " + TABLE);
-		String topic = newTopic();
+		String topic = newTopic(app);
 		int count = rate * seconds;
 		Map<String, Long> committed = new ConcurrentHashMap<>();
 		Map<String, Long> direct = new ConcurrentHashMap<>();
@@ -422,9 +423,18 @@ public final class OutboxBench {
 
 	// ---- shared ----------------------------------------------------------------------------------
 
-	private String newTopic() {
+	/**
+	 * A fresh topic whose metadata the given applications' producers already have, so that no timed
+	 * send waits for the first metadata fetch of a new topic.
+	 */
+	private String newTopic(RelayApp... apps) {
 		String topic = "bench-outbox-" + this.runId + "-" + (this.topics++);
 		this.broker.addTopics(new NewTopic(topic, 2, (short) 1));
+		for (RelayApp app : apps) {
+			if (app != null) {
+				app.kafka().partitionsFor(topic);
+			}
+		}
 		return topic;
 	}
 
