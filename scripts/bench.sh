@@ -16,6 +16,17 @@
 # BENCH_JAVA_OPTS is added to the launcher JVM, e.g. -Dbench.postgresql.url=jdbc:postgresql://host/db
 # (also bench.mariadb.url, bench.redis.host/port/database; passed on to the benchmark forks).
 #
+# End-to-end harnesses (not JMH; each prints a Markdown report and writes it under benchmarks/target/bench-results):
+#   scripts/bench.sh --suite streams         issue 4: Redis Stream msgs/s through @RedisStreamListener + @Idempotent
+#                                            (JDBC store; redis-atomic) against hand-written XREADGROUP loops, with
+#                                            1 and 4 consumers (~5 min). Options: --messages N --rounds N --warmup N
+#                                            --concurrency 1,4 --batch N --variants hand-plain,hand-ideal,starter-jdbc,starter-redis
+#   scripts/bench.sh --suite outbox          issue 5: outbox relay rows/s (1 and 2 relays) on PostgreSQL to an in-process
+#                                            Kafka broker against plain KafkaTemplate sends, and commit-to-ack latency
+#                                            (~3 min). Options: --rows N --rounds N --warmup N --poll-interval D
+#                                            --latency-poll-intervals 500ms,50ms --rate N --seconds N
+#   (--suite jmh, the default, is the JMH run above.)
+#
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
 set -euo pipefail
 
@@ -35,12 +46,24 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
 	./mvnw -B -q -pl benchmarks -am package -DskipTests
 fi
 
+main=dev.idempotency.benchmarks.BenchMain
+if [[ "${1:-}" == --suite ]]; then
+	case "${2:-}" in
+		jmh) ;;
+		streams) main=dev.idempotency.benchmarks.StreamBench ;;
+		outbox) main=dev.idempotency.benchmarks.OutboxBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams or outbox" >&2; exit 2 ;;
+	esac
+	suite_args=("$1" "$2")
+	shift 2
+fi
+
 classpath="benchmarks/target/classes:$(cat benchmarks/target/benchmark.classpath)"
-command="scripts/bench.sh"
+command="scripts/bench.sh${suite_args:+ ${suite_args[*]}}"
 if (($#)); then
 	command+=" $(printf '%q ' "$@")"
 fi
 # shellcheck disable=SC2086 # BENCH_JAVA_OPTS is a list of options
 exec java ${BENCH_JAVA_OPTS:-} -Xmx512m -cp "$classpath" \
 	-Dbench.command="${command% }" \
-	dev.idempotency.benchmarks.BenchMain "$@"
+	"$main" "$@"
