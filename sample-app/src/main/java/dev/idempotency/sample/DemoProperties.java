@@ -22,7 +22,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param partitions partitions of the {@code orders} topic (and listener threads); records are
  * keyed by user id, so one user's orders stay in order
  * @param seed seed of the random order generator, so runs are repeatable
- * @param drainTimeout how long the runner waits for the consumer group to catch up
+ * @param drainTimeout how long the runner waits, in all, for the consumers to be ready and to catch up
  * @param keepRunning whether the application stays up after the report (read by {@code main})
  * @param redisStream the Redis Stream flow
  */

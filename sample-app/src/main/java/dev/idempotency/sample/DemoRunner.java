@@ -49,6 +49,10 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 
 	@Override
 	public void run(ApplicationArguments args) throws Exception {
+		long deadline = System.nanoTime() + this.demo.drainTimeout().toNanos();
+		for (OrderFlow flow : this.flows) {
+			flow.awaitReady(remaining(deadline));
+		}
 		DemoOrders orders = DemoOrders.generate(this.demo);
 		this.orders = orders;
 		Set<String> placed = new HashSet<>();
@@ -66,7 +70,6 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 		for (OrderFlow flow : this.flows) {
 			flow.sendBroken(orders);
 		}
-		long deadline = System.nanoTime() + this.demo.drainTimeout().toNanos();
 		awaitOutboxSent(remaining(deadline));
 		for (OrderFlow flow : this.flows) {
 			flow.awaitConsumed(remaining(deadline));

@@ -2,6 +2,7 @@ package dev.idempotency.sample;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +17,10 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.stereotype.Component;
 
 /**
@@ -41,16 +44,20 @@ public class KafkaFlow implements OrderFlow {
 
 	private final KafkaAdmin admin;
 
+	private final KafkaListenerEndpointRegistry listeners;
+
 	private final MeterRegistry meters;
 
 	private final OutboxRows outbox;
 
 	private final PointsBook points;
 
-	public KafkaFlow(KafkaTemplate<Object, Object> kafka, KafkaAdmin admin, MeterRegistry meters, OutboxRows outbox,
+	public KafkaFlow(KafkaTemplate<Object, Object> kafka, KafkaAdmin admin, KafkaListenerEndpointRegistry listeners,
+			MeterRegistry meters, OutboxRows outbox,
 			PointsBook points) {
 		this.kafka = kafka;
 		this.admin = admin;
+		this.listeners = listeners;
 		this.meters = meters;
 		this.outbox = outbox;
 		this.points = points;
@@ -59,6 +66,29 @@ public class KafkaFlow implements OrderFlow {
 	@Override
 	public String outboxDestination() {
 		return "kafka:" + TOPIC;
+	}
+
+	/**
+	 * Waits until every consumer thread of the listener holds a partition. A rebalance while a poison
+	 * record is being retried restarts its attempts, which would blur the failed-attempts count.
+	 */
+	@Override
+	public void awaitReady(Duration timeout) throws InterruptedException {
+		MessageListenerContainer container = this.listeners.getListenerContainer(PointsService.LISTENER_ID);
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (container == null || !allConsumersAssigned(container)) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("The " + GROUP + " group's partitions were not assigned within " + timeout);
+			}
+			Thread.sleep(100);
+			container = this.listeners.getListenerContainer(PointsService.LISTENER_ID);
+		}
+	}
+
+	private static boolean allConsumersAssigned(MessageListenerContainer container) {
+		Map<String, Collection<TopicPartition>> assignments = container.getAssignmentsByClientId();
+		return assignments != null && !assignments.isEmpty()
+				&& assignments.values().stream().allMatch((partitions) -> partitions != null && !partitions.isEmpty());
 	}
 
 	@Override

@@ -13,6 +13,13 @@ public interface OrderFlow {
 	String outboxDestination();
 
 	/**
+	 * Waits until the flow's consumers are ready to read, so that the demo's numbers do not depend
+	 * on start-up timing.
+	 */
+	default void awaitReady(Duration timeout) throws Exception {
+	}
+
+	/**
 	 * Sends the demo's broken messages straight to the broker, as a misbehaving producer would:
 	 * poison orders, orders without an id, and payloads that are not JSON.
 	 */

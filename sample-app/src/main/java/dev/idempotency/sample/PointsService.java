@@ -22,13 +22,16 @@ public class PointsService {
 	/** The flow name of the points this listener credits. */
 	public static final String FLOW = "kafka";
 
+	/** The listener container's id. */
+	public static final String LISTENER_ID = "points";
+
 	private final PointsBook points;
 
 	public PointsService(PointsBook points) {
 		this.points = points;
 	}
 
-	@KafkaListener(id = "points", topics = KafkaFlow.TOPIC, groupId = KafkaFlow.GROUP,
+	@KafkaListener(id = LISTENER_ID, topics = KafkaFlow.TOPIC, groupId = KafkaFlow.GROUP,
 			concurrency = "${demo.partitions:3}")
 	@Idempotent(key = "#order.orderId")
 	public void credit(OrderPlaced order) {
