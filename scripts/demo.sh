@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the sample application's demo on its embedded defaults (H2, no external services).
+# Runs the sample application's demo: H2 and an in-process Kafka broker, plus a Redis Stream flow
+# when Redis answers on localhost:6379 (optional: without it, the Kafka flow only).
 # Extra arguments go to the spring-boot:run step, e.g.
 #   ./scripts/demo.sh -Dspring-boot.run.arguments=--server.port=8081
 set -euo pipefail

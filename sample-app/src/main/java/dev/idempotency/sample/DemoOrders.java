@@ -6,17 +6,22 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * What the demo publishes: distinct valid orders, re-sends of some of them (a producer retrying
- * after a lost ack), poison orders and orders without an id, shuffled together.
+ * What the demo publishes: distinct valid orders and re-sends of some of them (a retried request, a
+ * producer retrying after a lost ack), shuffled together, plus the broken messages: poison orders,
+ * orders without an id, and payloads that are not JSON.
  *
  * @param unique the distinct valid orders
  * @param duplicates the re-sent valid orders, each also in {@code unique}
  * @param poison orders whose credit always fails
  * @param invalid orders without an order id
- * @param sends everything above, in publishing order
+ * @param sends the valid orders and their re-sends, in publishing order
+ * @param malformed messages that are not JSON
  */
 public record DemoOrders(List<OrderPlaced> unique, List<OrderPlaced> duplicates, List<OrderPlaced> poison,
-		List<OrderPlaced> invalid, List<OrderPlaced> sends) {
+		List<OrderPlaced> invalid, List<OrderPlaced> sends, int malformed) {
+
+	/** The payload of a malformed message. */
+	public static final String MALFORMED_PAYLOAD = "{not json";
 
 	static DemoOrders generate(DemoProperties demo) {
 		Random random = new Random(demo.seed());
@@ -39,11 +44,16 @@ public record DemoOrders(List<OrderPlaced> unique, List<OrderPlaced> duplicates,
 		}
 		List<OrderPlaced> sends = new ArrayList<>(unique);
 		sends.addAll(duplicates);
-		sends.addAll(poison);
-		sends.addAll(invalid);
 		Collections.shuffle(sends, random);
 		return new DemoOrders(List.copyOf(unique), List.copyOf(duplicates), List.copyOf(poison), List.copyOf(invalid),
-				List.copyOf(sends));
+				List.copyOf(sends), demo.malformedMessages());
+	}
+
+	/** The poison orders and the orders without an id, which a flow sends directly to its broker. */
+	public List<OrderPlaced> broken() {
+		List<OrderPlaced> broken = new ArrayList<>(this.poison);
+		broken.addAll(this.invalid);
+		return broken;
 	}
 
 	private static String user(Random random, DemoProperties demo) {

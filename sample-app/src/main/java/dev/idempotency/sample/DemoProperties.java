@@ -2,6 +2,8 @@ package dev.idempotency.sample;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -20,14 +22,27 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param partitions partitions of the {@code orders} topic (and listener threads); records are
  * keyed by user id, so one user's orders stay in order
  * @param seed seed of the random order generator, so runs are repeatable
- * @param drainTimeout how long the runner waits for the consumer group to catch up
+ * @param drainTimeout how long the runner waits, in all, for the consumers to be ready and to catch up
  * @param keepRunning whether the application stays up after the report (read by {@code main})
+ * @param redisStream the Redis Stream flow
  */
 @ConfigurationProperties("demo")
 public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.2") double duplicateRatio,
 		@DefaultValue("2") int poisonOrders, @DefaultValue("1") int invalidOrders,
 		@DefaultValue("1") int malformedMessages, @DefaultValue("50") int users, @DefaultValue("3") int partitions,
 		@DefaultValue("42") long seed, @DefaultValue("120s") Duration drainTimeout,
-		@DefaultValue("false") boolean keepRunning) {
+		@DefaultValue("false") boolean keepRunning, @DefaultValue RedisStream redisStream) {
+
+	/**
+	 * The Redis Stream flow. {@link RedisStreamDemoInitializer} fills in what is not set.
+	 *
+	 * @param enabled whether the orders also go through a Redis Stream; unset means "if Redis
+	 * answers on {@code spring.data.redis.*} at start-up"
+	 * @param stream the stream key; unset means a new {@code demo-orders-<random>} per run, so runs
+	 * sharing a Redis do not read each other's entries
+	 */
+	public record RedisStream(@Nullable Boolean enabled, @Nullable String stream) {
+
+	}
 
 }

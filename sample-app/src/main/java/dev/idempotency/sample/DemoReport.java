@@ -1,45 +1,46 @@
 package dev.idempotency.sample;
 
-/**
- * The outcome of a demo run, from Kafka (offsets), the {@code idempotency.invocations} meter and
- * the database.
- *
- * @param published records published (valid orders, re-sends, poison, keyless and malformed)
- * @param uniqueOrders distinct valid orders published
- * @param duplicatesSent re-sends of valid orders (same order id, new message id)
- * @param delivered invocations of the listener, retries included (all outcomes of the meter)
- * @param processed invocations that ran and committed (outcome {@code processed})
- * @param duplicatesSkipped invocations skipped as duplicates (outcome {@code duplicate})
- * @param failedAttempts invocations rolled back (outcome {@code failed})
- * @param rejected invocations whose key could not be resolved (outcome {@code rejected})
- * @param deadLettered records on the dead-letter topic
- * @param expectedPoints points the distinct valid orders are worth
- * @param pointsCredited sum of all balances
- * @param ledgerRows rows in the points ledger
- */
-public record DemoReport(long published, long uniqueOrders, long duplicatesSent, long delivered, long processed,
-		long duplicatesSkipped, long failedAttempts, long rejected, long deadLettered, long expectedPoints,
-		long pointsCredited, long ledgerRows) {
+import java.util.ArrayList;
+import java.util.List;
 
-	/** Whether every valid order was credited exactly once: one ledger row each, no extra points. */
+/**
+ * The outcome of a demo run: the order service's side (orders placed, events written to the outbox
+ * and sent by its relay), then one section per flow.
+ *
+ * @param ordersPlaced rows in the orders table
+ * @param eventsResent events of already placed orders published again (new message id)
+ * @param outboxSent outbox rows the relay sent, over all flows
+ * @param outboxUnsent outbox rows not sent (pending or dead) when the report was made
+ * @param flows what each flow's consumers did
+ */
+public record DemoReport(long ordersPlaced, long eventsResent, long outboxSent, long outboxUnsent,
+		List<FlowReport> flows) {
+
+	/** Whether every flow credited every valid order exactly once. */
 	public boolean creditedOncePerOrder() {
-		return this.ledgerRows == this.uniqueOrders && this.pointsCredited == this.expectedPoints;
+		return this.flows.stream().allMatch(FlowReport::creditedOncePerOrder);
+	}
+
+	/** The report of one flow. */
+	public FlowReport flow(String titlePrefix) {
+		return this.flows.stream()
+			.filter((flow) -> flow.title().startsWith(titlePrefix))
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("No flow " + titlePrefix + " in " + this.flows));
 	}
 
 	@Override
 	public String toString() {
-		return String.join(System.lineSeparator(), "Orders -> points demo (Kafka)",
-				"  sent                  %7d  (%d orders, %d re-sent, %d broken)".formatted(this.published,
-						this.uniqueOrders, this.duplicatesSent, this.published - this.uniqueOrders - this.duplicatesSent),
-				"  delivered             %7d  (listener invocations, retries included)".formatted(this.delivered),
-				"  processed             %7d".formatted(this.processed),
-				"  duplicates skipped    %7d".formatted(this.duplicatesSkipped),
-				"  failed attempts       %7d  (rolled back, retried)".formatted(this.failedAttempts),
-				"  rejected              %7d  (no key, not retried)".formatted(this.rejected),
-				"  dead-lettered         %7d  (records on orders.DLT)".formatted(this.deadLettered),
-				"  ledger rows           %7d  (unique orders: %d)".formatted(this.ledgerRows, this.uniqueOrders),
-				"  points credited       %7d  (expected: %d)".formatted(this.pointsCredited, this.expectedPoints),
-				"  credited == unique: " + creditedOncePerOrder());
+		List<String> lines = new ArrayList<>();
+		lines.add("Orders -> points demo");
+		lines.add("  orders placed         %7d  (order row + OrderPlaced outbox row, one transaction each)"
+			.formatted(this.ordersPlaced));
+		lines.add("  events re-sent        %7d  (same order, new message id)".formatted(this.eventsResent));
+		lines.add("  outbox rows sent      %7d  (to %d flow(s); unsent: %d)".formatted(this.outboxSent, this.flows.size(),
+				this.outboxUnsent));
+		this.flows.forEach((flow) -> lines.add(flow.toString()));
+		lines.add("every flow credited == unique: " + creditedOncePerOrder());
+		return String.join(System.lineSeparator(), lines);
 	}
 
 }

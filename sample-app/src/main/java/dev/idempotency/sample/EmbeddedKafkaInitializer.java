@@ -5,10 +5,9 @@ import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.context.ApplicationContextInitializer;
-import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -37,11 +36,9 @@ public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<C
 		// spring.kafka.bootstrap-servers, which every later context in this JVM would then use.
 		broker.brokerListProperty("demo.embedded-kafka.brokers");
 		broker.afterPropertiesSet();
-		context.addApplicationListener((ApplicationEvent event) -> {
-			if (event instanceof ContextClosedEvent closed && closed.getApplicationContext() == context) {
-				broker.destroy();
-			}
-		});
+		// Destroyed with the singletons, after the listener containers and producers stopped: the first
+		// one registered is the last one destroyed. (On ContextClosedEvent they would still be running.)
+		((DefaultListableBeanFactory) context.getBeanFactory()).registerDisposableBean("embeddedKafkaBroker", broker);
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("embeddedKafka", Map.of(BOOTSTRAP_SERVERS, broker.getBrokersAsString())));
 		logger.info("No " + BOOTSTRAP_SERVERS + " set: started an in-process Kafka broker at "

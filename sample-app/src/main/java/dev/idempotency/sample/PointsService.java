@@ -2,13 +2,12 @@ package dev.idempotency.sample;
 
 import dev.idempotency.annotation.Idempotent;
 
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.stereotype.Service;
 
 /**
- * Credits loyalty points for placed orders: the effect that must happen once per order, however
- * often Kafka delivers the event.
+ * Credits loyalty points for placed orders read from Kafka: the effect that must happen once per
+ * order, however often Kafka delivers the event.
  * <p>
  * {@code @Idempotent} opens the transaction, records {@code ("points", orderId)} in the
  * {@code idempotency_record} table of the same database (the namespace is the consumer group),
@@ -20,30 +19,23 @@ import org.springframework.stereotype.Service;
 @Service
 public class PointsService {
 
-	private final JdbcTemplate jdbc;
+	/** The flow name of the points this listener credits. */
+	public static final String FLOW = "kafka";
 
-	public PointsService(JdbcTemplate jdbc) {
-		this.jdbc = jdbc;
+	/** The listener container's id. */
+	public static final String LISTENER_ID = "points";
+
+	private final PointsBook points;
+
+	public PointsService(PointsBook points) {
+		this.points = points;
 	}
 
-	@KafkaListener(id = "points", topics = DemoRunner.TOPIC, groupId = "points", concurrency = "${demo.partitions:3}")
+	@KafkaListener(id = LISTENER_ID, topics = KafkaFlow.TOPIC, groupId = KafkaFlow.GROUP,
+			concurrency = "${demo.partitions:3}")
 	@Idempotent(key = "#order.orderId")
 	public void credit(OrderPlaced order) {
-		if (order.orderId() == null || order.orderId().isBlank()) {
-			throw new IllegalArgumentException("OrderPlaced without an order id: " + order);
-		}
-		if (order.points() <= 0) {
-			throw new IllegalArgumentException(
-					"Order " + order.orderId() + " credits " + order.points() + " points; only positive credits are allowed");
-		}
-		int updated = this.jdbc.update("UPDATE points_account SET balance = balance + ? WHERE user_id = ?",
-				order.points(), order.userId());
-		if (updated == 0) {
-			this.jdbc.update("INSERT INTO points_account (user_id, balance) VALUES (?, ?)", order.userId(),
-					order.points());
-		}
-		this.jdbc.update("INSERT INTO points_ledger (order_id, user_id, points) VALUES (?, ?, ?)", order.orderId(),
-				order.userId(), order.points());
+		this.points.credit(FLOW, order);
 	}
 
 }

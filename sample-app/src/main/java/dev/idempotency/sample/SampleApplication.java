@@ -6,6 +6,7 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -19,9 +20,12 @@ import org.springframework.kafka.support.serializer.DelegatingByTypeSerializer;
 import org.springframework.kafka.support.serializer.JacksonJsonSerializer;
 
 /**
- * Orders → points over Kafka: an order event is delivered at least once, and {@code @Idempotent}
- * makes sure its points are credited once. Without {@code spring.kafka.bootstrap-servers} the demo
- * starts an in-process broker ({@link EmbeddedKafkaInitializer}).
+ * Orders → points: the order service writes each order and its event in one transaction (the
+ * outbox), the relay sends the event at least once, and {@code @Idempotent} makes sure its points
+ * are credited once, over Kafka and, when Redis answers, over a Redis Stream. Without
+ * {@code spring.kafka.bootstrap-servers} the demo starts an in-process broker
+ * ({@link EmbeddedKafkaInitializer}); whether the stream flow runs is decided by
+ * {@link RedisStreamDemoInitializer}.
  * <p>
  * The demo runs, prints its report and exits with status 0 when every order was credited exactly
  * once (1 otherwise). Set {@code demo.keep-running=true} to keep the application up instead.
@@ -33,24 +37,26 @@ public class SampleApplication {
 	/** The orders topic; on a real cluster Spring Kafka's {@code KafkaAdmin} creates it if missing. */
 	@Bean
 	NewTopic ordersTopic(DemoProperties demo) {
-		return TopicBuilder.name(DemoRunner.TOPIC).partitions(demo.partitions()).replicas(1).build();
+		return TopicBuilder.name(KafkaFlow.TOPIC).partitions(demo.partitions()).replicas(1).build();
 	}
 
 	/** Where the starter's error handler publishes records it gave up on. */
 	@Bean
 	NewTopic ordersDeadLetterTopic() {
-		return TopicBuilder.name(DemoRunner.DEAD_LETTER_TOPIC).partitions(1).replicas(1).build();
+		return TopicBuilder.name(KafkaFlow.DEAD_LETTER_TOPIC).partitions(1).replicas(1).build();
 	}
 
 	/**
-	 * The producer writes {@code OrderPlaced} as JSON, and also publishes dead letters: a record that
-	 * failed deserialization is dead-lettered with its original bytes, which must go out unchanged.
+	 * The producer writes {@code OrderPlaced} as JSON, the outbox relay's payloads (already JSON
+	 * strings) as they are, and dead letters: a record that failed deserialization is dead-lettered
+	 * with its original bytes, which must go out unchanged.
 	 */
 	@Bean
 	DefaultKafkaProducerFactoryCustomizer jsonOrRawBytesValues() {
 		return (factory) -> {
 			Map<Class<?>, Serializer<?>> byType = new LinkedHashMap<>();
 			byType.put(byte[].class, new ByteArraySerializer());
+			byType.put(String.class, new StringSerializer());
 			byType.put(Object.class, new JacksonJsonSerializer<>());
 			((DefaultKafkaProducerFactory<Object, Object>) factory)
 				.setValueSerializer(new DelegatingByTypeSerializer(byType, true));

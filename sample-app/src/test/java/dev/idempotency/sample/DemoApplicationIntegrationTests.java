@@ -1,9 +1,11 @@
 package dev.idempotency.sample;
 
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.Test;
@@ -12,20 +14,27 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the demo through an in-process Kafka broker (300 orders, 20% re-sent, 2 poison orders, 1
- * order without an id, 1 malformed record) and checks its numbers against the database, the meters
- * and the dead-letter counter, not against the demo's own report. The runner runs
- * during context start-up; the application only exits from {@code main}, which tests never call.
+ * Runs the demo through the outbox, an in-process Kafka broker and the Redis at
+ * {@code localhost:6379} (300 orders, 20% re-sent, 2 poison orders, 1 order without an id, 1
+ * malformed message per flow) and checks its numbers against the database, the meters, the
+ * dead-letter topic and stream, not against the demo's own report. The runner runs during context
+ * start-up; the application only exits from {@code main}, which tests never call.
  */
-@SpringBootTest(properties = { "demo.orders=300", "spring.datasource.url=jdbc:h2:mem:points-dedup;DB_CLOSE_DELAY=-1" })
+@SpringBootTest(properties = { "demo.orders=300", "demo.redis-stream.enabled=true",
+		"spring.datasource.url=jdbc:h2:mem:points-dedup;DB_CLOSE_DELAY=-1" })
 class DemoApplicationIntegrationTests {
 
 	private static final int MAX_ATTEMPTS = 3;
+
+	private static final List<String> FLOWS = List.of(PointsService.FLOW, StreamPointsService.FLOW);
 
 	@Autowired
 	private DemoRunner runner;
@@ -39,17 +48,40 @@ class DemoApplicationIntegrationTests {
 	@Autowired
 	private DemoProperties demo;
 
+	@Autowired
+	private RedisStreamFlow streamFlow;
+
+	@Autowired
+	private StringRedisTemplate redis;
+
 	@Test
-	void everyOrderIsCreditedExactlyOnce() {
+	void everyOrderIsPlacedOnceAndItsEventsAreSentToBothFlows() {
+		DemoOrders orders = this.runner.orders();
+		assertThat(orders).isNotNull();
+		assertThat(count(this.jdbc, "SELECT COUNT(*) FROM orders")).isEqualTo(orders.unique().size());
+		long eventsPerFlow = orders.unique().size() + orders.duplicates().size();
+		assertThat(count(this.jdbc, "SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'"))
+			.isEqualTo(eventsPerFlow * FLOWS.size());
+		assertThat(this.runner.report()).isNotNull().satisfies((report) -> {
+			assertThat(report.flows()).hasSize(FLOWS.size());
+			assertThat(report.outboxUnsent()).isZero();
+		});
+	}
+
+	@Test
+	void everyOrderIsCreditedExactlyOnceInEachFlow() {
 		DemoOrders orders = this.runner.orders();
 		assertThat(orders).isNotNull();
 		assertThat(orders.unique()).hasSize(300);
 		assertThat(orders.duplicates()).hasSize(60);
-		assertThat(ledgerRows(this.jdbc)).isEqualTo(orders.unique().size());
-		assertThat(ledgerPointsByOrder(this.jdbc)).isEqualTo(orders.unique()
+		Map<String, Long> expectedPointsByOrder = orders.unique()
 			.stream()
-			.collect(Collectors.toMap(OrderPlaced::orderId, OrderPlaced::points)));
-		assertThat(totalBalance(this.jdbc)).isEqualTo(orders.expectedPoints());
+			.collect(Collectors.toMap(OrderPlaced::orderId, OrderPlaced::points));
+		for (String flow : FLOWS) {
+			assertThat(ledgerRows(this.jdbc, flow)).as(flow).isEqualTo(orders.unique().size());
+			assertThat(ledgerPointsByOrder(this.jdbc, flow)).as(flow).isEqualTo(expectedPointsByOrder);
+			assertThat(totalBalance(this.jdbc, flow)).as(flow).isEqualTo(orders.expectedPoints());
+		}
 		assertThat(this.runner.report()).isNotNull().satisfies((report) -> {
 			assertThat(report.creditedOncePerOrder()).isTrue();
 			assertThat(this.runner.getExitCode()).isZero();
@@ -57,26 +89,51 @@ class DemoApplicationIntegrationTests {
 	}
 
 	@Test
-	void everyDuplicateIsSkipped() {
+	void everyDuplicateIsSkippedInEachFlowsOwnNamespace() {
 		DemoOrders orders = this.runner.orders();
-		assertThat(invocations("duplicate")).isEqualTo(orders.duplicates().size());
-		assertThat(invocations("processed")).isEqualTo(orders.unique().size());
+		assertThat(orders.duplicates()).isNotEmpty();
+		for (String namespace : List.of(KafkaFlow.GROUP, RedisStreamFlow.GROUP)) {
+			assertThat(invocations(namespace, "duplicate")).as(namespace).isEqualTo(orders.duplicates().size());
+			assertThat(invocations(namespace, "processed")).as(namespace).isEqualTo(orders.unique().size());
+		}
 	}
 
 	@Test
 	void poisonKeylessAndMalformedRecordsEndOnTheDeadLetterTopic() {
 		DemoOrders orders = this.runner.orders();
 		long expected = orders.poison().size() + orders.invalid().size() + this.demo.malformedMessages();
-		assertThat(invocations("failed")).isEqualTo((long) orders.poison().size() * MAX_ATTEMPTS);
-		assertThat(invocations("rejected")).isEqualTo(orders.invalid().size());
-		assertThat(deadLettered()).isEqualTo(expected);
+		assertThat(invocations(KafkaFlow.GROUP, "failed")).isEqualTo((long) orders.poison().size() * MAX_ATTEMPTS);
+		assertThat(invocations(KafkaFlow.GROUP, "rejected")).isEqualTo(orders.invalid().size());
+		assertThat(deadLettered(KafkaFlow.TOPIC)).isEqualTo(expected);
 		assertThat(this.runner.report()).isNotNull()
-			.satisfies((report) -> assertThat(report.deadLettered()).as("records on orders.DLT").isEqualTo(expected));
+			.satisfies((report) -> assertThat(report.flow("Kafka").deadLettered()).as("records on orders.DLT")
+				.isEqualTo(expected));
+	}
+
+	@Test
+	void poisonEntriesEndOnTheDeadLetterStreamAfterMaxDeliveries() {
+		DemoOrders orders = this.runner.orders();
+		List<MapRecord<String, Object, Object>> deadLetters = this.redis.opsForStream()
+			.read(StreamOffset.fromStart(this.streamFlow.deadLetterStream()));
+		assertThat(deadLetters).hasSize(orders.poison().size() + orders.invalid().size() + orders.malformed());
+		List<String> poisonIds = orders.poison().stream().map(OrderPlaced::orderId).toList();
+		List<MapRecord<String, Object, Object>> poisonLetters = deadLetters.stream()
+			.filter((entry) -> poisonIds.stream().anyMatch((id) -> entry.getValue().get("payload").toString().contains(id)))
+			.toList();
+		assertThat(poisonLetters).hasSize(poisonIds.size())
+			.allSatisfy((entry) -> assertThat(entry.getValue()).containsEntry("dlq-delivery-count",
+					String.valueOf(MAX_ATTEMPTS)));
+		assertThat(invocations(RedisStreamFlow.GROUP, "failed")).isEqualTo((long) poisonIds.size() * MAX_ATTEMPTS);
+		assertThat(invocations(RedisStreamFlow.GROUP, "rejected")).isEqualTo(orders.invalid().size());
+		assertThat(deadLettered(this.streamFlow.stream())).isEqualTo(deadLetters.size());
+		assertThat(this.redis.opsForStream().pending(this.streamFlow.stream(), RedisStreamFlow.GROUP).getTotalPendingMessages())
+			.isZero();
 	}
 
 	@Test
 	void withoutIdempotencyDuplicatesAreCreditedTwice() {
-		// Proves the demo measures something: the same run with @Idempotent switched off.
+		// Proves the demo measures something: the same run with @Idempotent switched off. The
+		// starter's Redis Stream adapter is off then too, so this is the Kafka flow only.
 		// Command-line arguments, because builder properties are defaults that application.yml overrides.
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class).run(
 				"--demo.orders=300", "--demo.poison-orders=0", "--demo.invalid-orders=0",
@@ -86,18 +143,37 @@ class DemoApplicationIntegrationTests {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			DemoOrders orders = runner.orders();
 			assertThat(orders.unique()).hasSize(300);
-			assertThat(ledgerRows(jdbc)).isEqualTo(orders.unique().size() + orders.duplicates().size())
+			assertThat(ledgerRows(jdbc, PointsService.FLOW))
+				.isEqualTo(orders.unique().size() + orders.duplicates().size())
 				.isGreaterThan(orders.unique().size());
-			assertThat(totalBalance(jdbc)).isGreaterThan(orders.expectedPoints());
+			assertThat(totalBalance(jdbc, PointsService.FLOW)).isGreaterThan(orders.expectedPoints());
 			assertThat(runner.report()).isNotNull()
 				.satisfies((report) -> assertThat(report.creditedOncePerOrder()).isFalse());
 			assertThat(runner.getExitCode()).isOne();
 		}
 	}
 
-	private long invocations(String outcome) {
+	@Test
+	void withoutRedisTheDemoStartsAndRunsTheKafkaFlowOnly() {
+		// Port 1 answers nothing: the start-up probe finds no Redis.
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class).run(
+				"--demo.orders=50", "--spring.data.redis.port=1",
+				"--spring.datasource.url=jdbc:h2:mem:points-no-redis;DB_CLOSE_DELAY=-1")) {
+			DemoRunner runner = context.getBean(DemoRunner.class);
+			assertThat(context.getBeansOfType(RedisStreamFlow.class)).isEmpty();
+			assertThat(context.getBeansOfType(StreamPointsService.class)).isEmpty();
+			assertThat(runner.report()).isNotNull().satisfies((report) -> {
+				assertThat(report.flows()).singleElement()
+					.satisfies((flow) -> assertThat(flow.title()).startsWith("Kafka"));
+				assertThat(report.creditedOncePerOrder()).isTrue();
+			});
+			assertThat(ledgerRows(context.getBean(JdbcTemplate.class), StreamPointsService.FLOW)).isZero();
+		}
+	}
+
+	private long invocations(String namespace, String outcome) {
 		return this.meters.find(IdempotencyMeters.INVOCATIONS)
-			.tag(IdempotencyMeters.NAMESPACE_TAG, "points")
+			.tag(IdempotencyMeters.NAMESPACE_TAG, namespace)
 			.tag(IdempotencyMeters.OUTCOME_TAG, outcome)
 			.timers()
 			.stream()
@@ -105,24 +181,31 @@ class DemoApplicationIntegrationTests {
 			.sum();
 	}
 
-	private double deadLettered() {
+	private double deadLettered(String source) {
 		return this.meters.find(IdempotencyMeters.DEAD_LETTERED)
+			.tag(IdempotencyMeters.SOURCE_TAG, source)
 			.counters()
 			.stream()
-			.mapToDouble((counter) -> counter.count())
+			.mapToDouble(Counter::count)
 			.sum();
 	}
 
-	private static long ledgerRows(JdbcTemplate jdbc) {
-		return jdbc.queryForObject("SELECT COUNT(*) FROM points_ledger", Long.class);
+	private static long count(JdbcTemplate jdbc, String sql, Object... args) {
+		return jdbc.queryForObject(sql, Long.class, args);
 	}
 
-	private static long totalBalance(JdbcTemplate jdbc) {
-		return jdbc.queryForObject("SELECT COALESCE(SUM(balance), 0) FROM points_account", Long.class);
+	private static long ledgerRows(JdbcTemplate jdbc, String flow) {
+		return count(jdbc, "SELECT COUNT(*) FROM points_ledger WHERE flow = ?", flow);
 	}
 
-	private static Map<String, Long> ledgerPointsByOrder(JdbcTemplate jdbc) {
-		return jdbc.query("SELECT order_id, points FROM points_ledger", (rs, row) -> Map.entry(rs.getString(1), rs.getLong(2)))
+	private static long totalBalance(JdbcTemplate jdbc, String flow) {
+		return count(jdbc, "SELECT COALESCE(SUM(balance), 0) FROM points_account WHERE flow = ?", flow);
+	}
+
+	private static Map<String, Long> ledgerPointsByOrder(JdbcTemplate jdbc, String flow) {
+		return jdbc
+			.query("SELECT order_id, points FROM points_ledger WHERE flow = ?",
+					(rs, row) -> Map.entry(rs.getString(1), rs.getLong(2)), flow)
 			.stream()
 			.collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
 	}
