@@ -32,8 +32,9 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(StreamMessageListenerContainer.class)
 @ConditionalOnBean(RedisConnectionFactory.class)
-@ConditionalOnBooleanProperty(name = { "idempotency.enabled", "idempotency.redis.stream.enabled" },
-		matchIfMissing = true)
+// Not switched off by idempotency.enabled: like @KafkaListener methods, stream listeners keep
+// consuming, as plain methods, when the interception is off.
+@ConditionalOnBooleanProperty(name = "idempotency.redis.stream.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyRedisStreamProperties.class)
 public final class IdempotencyRedisStreamAutoConfiguration {
 

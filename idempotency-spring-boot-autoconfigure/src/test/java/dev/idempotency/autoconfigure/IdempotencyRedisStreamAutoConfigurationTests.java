@@ -80,9 +80,10 @@ class IdempotencyRedisStreamAutoConfigurationTests {
 	}
 
 	@Test
-	void switchedOffWithIdempotency() {
+	void streamListenersKeepConsumingWhenIdempotencyIsSwitchedOff() {
 		this.contextRunner.withPropertyValues("idempotency.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RedisStreamListenerRegistry.class));
+			.run((context) -> assertThat(context).hasSingleBean(RedisStreamListenerRegistry.class)
+				.hasSingleBean(RedisStreamListenerAnnotationBeanPostProcessor.class));
 	}
 
 	@Test

@@ -46,11 +46,6 @@ public class RedisStreamDemoInitializer implements ApplicationContextInitializer
 	}
 
 	private static boolean redisStreamFlowCanRun(ConfigurableEnvironment environment) {
-		if (!environment.getProperty("idempotency.enabled", Boolean.class, true)) {
-			// The starter's Redis Stream adapter is off with idempotency.enabled=false: nothing would read the stream.
-			logger.info("idempotency.enabled=false also switches off the Redis Stream adapter: Kafka flow only");
-			return false;
-		}
 		InetSocketAddress address = redisAddress(environment);
 		if (answersPing(address)) {
 			return true;

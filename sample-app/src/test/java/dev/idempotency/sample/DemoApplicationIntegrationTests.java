@@ -132,8 +132,8 @@ class DemoApplicationIntegrationTests {
 
 	@Test
 	void withoutIdempotencyDuplicatesAreCreditedTwice() {
-		// Proves the demo measures something: the same run with @Idempotent switched off. The
-		// starter's Redis Stream adapter is off then too, so this is the Kafka flow only.
+		// Proves the demo measures something: the same run with @Idempotent switched off. Both flows
+		// still consume (as plain listeners) and both credit the re-sent orders twice.
 		// Command-line arguments, because builder properties are defaults that application.yml overrides.
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class).run(
 				"--demo.orders=300", "--demo.poison-orders=0", "--demo.invalid-orders=0",
@@ -147,6 +147,10 @@ class DemoApplicationIntegrationTests {
 				.isEqualTo(orders.unique().size() + orders.duplicates().size())
 				.isGreaterThan(orders.unique().size());
 			assertThat(totalBalance(jdbc, PointsService.FLOW)).isGreaterThan(orders.expectedPoints());
+			if (!context.getBeansOfType(RedisStreamFlow.class).isEmpty()) {
+				assertThat(ledgerRows(jdbc, StreamPointsService.FLOW))
+					.isEqualTo(orders.unique().size() + orders.duplicates().size());
+			}
 			assertThat(runner.report()).isNotNull()
 				.satisfies((report) -> assertThat(report.creditedOncePerOrder()).isFalse());
 			assertThat(runner.getExitCode()).isOne();
