@@ -32,6 +32,9 @@ final class Accounting {
 
 	final List<String> problems = new ArrayList<>();
 
+	/** The orders of the in-flight deliveries that committed before their kill. */
+	final Set<String> committedInFlight = new TreeSet<>();
+
 	long received;
 
 	long inFlight;
@@ -67,7 +70,12 @@ final class Accounting {
 					this.problems.add(child.name() + " (killed) has " + open + " deliveries without an outcome "
 							+ unfinished);
 				}
-				committedHere = unfinished.stream().filter((delivery) -> database.credited(child.name(), delivery)).count();
+				for (Journal.Received delivery : unfinished) {
+					if (database.credited(child.name(), delivery)) {
+						this.committedInFlight.add(delivery.orderId());
+						committedHere++;
+					}
+				}
 				this.inFlight += Math.max(open, 0);
 			}
 			else {
@@ -110,11 +118,16 @@ final class Accounting {
 
 	/** Whether some incarnation other than {@code child} found {@code key} a duplicate. */
 	boolean duplicateElsewhere(String key, String child) {
+		return outcomeElsewhere(key, child, "duplicate");
+	}
+
+	/** Whether an invocation for {@code key} in an incarnation other than {@code child} ended so. */
+	boolean outcomeElsewhere(String key, String child, String outcome) {
 		return this.journals.values()
 			.stream()
 			.filter((journal) -> !journal.child.equals(child))
 			.anyMatch((journal) -> journal.outcomes.stream()
-				.anyMatch((o) -> o.outcome().equals("duplicate") && o.key().equals(key)));
+				.anyMatch((o) -> o.outcome().equals(outcome) && o.key().equals(key)));
 	}
 
 	/** The accounting line of a report. */

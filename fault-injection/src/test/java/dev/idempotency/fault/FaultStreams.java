@@ -16,13 +16,15 @@ import org.springframework.data.redis.connection.stream.PendingMessagesSummary;
 import org.springframework.data.redis.connection.stream.ReadOffset;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamRecords;
+import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The Redis the Redis Stream child consumers read, seen from the parent: the producer (XADD), the
- * group's pending entries list, the dead-letter stream, and the clean-up of the run's keys (never
- * anything else: the Redis is shared).
+ * group's pending entries list, the dead-letter stream, and the clean-up of the run's keys (the
+ * streams, and in redis-atomic mode the store's keys; never anything else: the Redis is shared).
  * <p>
  * The producer numbers the entries itself ({@code XADD <stream> <n>-0}), so an entry's id is also
  * its offset in the ledger (partition 0, offset n).
@@ -153,10 +155,22 @@ final class FaultStreams implements AutoCloseable {
 		return entries;
 	}
 
-	/** Deletes the run's stream and dead-letter stream (unless {@code -Dfault.keep-data=true}). */
-	void deleteRunData() {
-		if (!Boolean.getBoolean("fault.keep-data")) {
-			this.redis.delete(List.of(this.stream, deadLetterStream()));
+	/**
+	 * Deletes the run's stream, dead-letter stream and idempotency keys (unless
+	 * {@code -Dfault.keep-data=true}).
+	 * @param storeKeyPrefix the prefix of the run's Redis store keys (found with SCAN, never KEYS)
+	 */
+	void deleteRunData(String storeKeyPrefix) {
+		if (Boolean.getBoolean("fault.keep-data")) {
+			return;
+		}
+		this.redis.delete(List.of(this.stream, deadLetterStream()));
+		List<String> keys = new ArrayList<>();
+		try (Cursor<String> cursor = this.redis.scan(ScanOptions.scanOptions().match(storeKeyPrefix + "*").count(1000).build())) {
+			cursor.forEachRemaining(keys::add);
+		}
+		for (int i = 0; i < keys.size(); i += 1000) {
+			this.redis.delete(keys.subList(i, Math.min(keys.size(), i + 1000)));
 		}
 	}
 
