@@ -6,34 +6,29 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collection;
 
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
-import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 
 import org.springframework.core.NestedExceptionUtils;
-import org.springframework.kafka.listener.ConsumerAwareRebalanceListener;
-import org.springframework.kafka.listener.RecordInterceptor;
 
 /**
  * This incarnation's append-only journal of deliveries and outcomes, one line per event, each
  * written with its own {@code write} system call (no user-space buffer), so a line written before a
  * SIGKILL is in the file. Lines:
  * <pre>
- * R &lt;partition&gt; &lt;offset&gt; &lt;orderId|-&gt;      a record reached the listener (RecordInterceptor)
+ * R &lt;partition&gt; &lt;offset&gt; &lt;orderId|-&gt;      a delivery reached the listener (written by the transport's hook)
  * O &lt;outcome&gt; &lt;key|-&gt; &lt;exception|-&gt;        the @Idempotent invocation ended (IdempotencyListener)
- * D &lt;source&gt; &lt;destination&gt; &lt;exception&gt;   a record was dead-lettered
- * A &lt;generation&gt; &lt;partitions&gt;             partitions assigned after a rebalance
+ * D &lt;source&gt; &lt;destination&gt; &lt;exception&gt;   a delivery was dead-lettered
+ * A &lt;generation&gt; &lt;partitions&gt;             Kafka: partitions assigned after a rebalance
+ * C &lt;stream&gt; &lt;count&gt;                     Redis Stream: entries claimed from idle consumers
  * S clean                                  the application shut down cleanly
  * </pre>
- * With one consumer thread per child, an incarnation's R and O lines alternate; a SIGKILL leaves at
- * most one R without its O: the delivery in flight.
+ * A Redis Stream entry's partition and offset are the sequence and the millisecond parts of its
+ * record id. Each listener thread's R and O lines alternate; a SIGKILL leaves at most one R without
+ * its O per thread: the delivery in flight.
  */
-public final class EventJournal implements IdempotencyListener, RecordInterceptor<Object, Object>,
-		ConsumerAwareRebalanceListener {
+public final class EventJournal implements IdempotencyListener {
 
 	private final FileOutputStream out;
 
@@ -56,12 +51,9 @@ public final class EventJournal implements IdempotencyListener, RecordIntercepto
 		}
 	}
 
-	@Override
-	public ConsumerRecord<Object, Object> intercept(ConsumerRecord<Object, Object> record,
-			Consumer<Object, Object> consumer) {
-		String orderId = (record.value() instanceof OrderPlaced order) ? blankToDash(order.orderId()) : "?";
-		write("R " + record.partition() + " " + record.offset() + " " + orderId);
-		return record;
+	/** A delivery reached the listener. */
+	void received(long partition, long offset, String orderId) {
+		write("R " + partition + " " + offset + " " + blankToDash(orderId));
 	}
 
 	@Override
@@ -78,21 +70,8 @@ public final class EventJournal implements IdempotencyListener, RecordIntercepto
 	}
 
 	@Override
-	public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
-		int generation;
-		try {
-			generation = consumer.groupMetadata().generationId();
-		}
-		catch (RuntimeException ex) {
-			generation = -1;
-		}
-		String assigned = partitions.stream()
-			.map((partition) -> String.valueOf(partition.partition()))
-			.sorted()
-			.reduce((a, b) -> a + "," + b)
-			.orElse("");
-		write("A " + generation + " " + (assigned.isEmpty() ? "-" : assigned));
-		FaultConsumerApplication.announce("ASSIGNED generation=" + generation + " partitions=" + assigned);
+	public void onStreamReclaimed(String stream, String group, int count) {
+		write("C " + stream + " " + count);
 	}
 
 	void closeCleanly() {

@@ -69,7 +69,7 @@ public final class FaultPoints {
 		this.claimedSinceArmed.set(0);
 		this.release.set(new CountDownLatch(1));
 		this.arming.set(new Arming(point, Math.max(1, at)));
-		FaultConsumerApplication.announce("ARMED " + point.label() + " at=" + at);
+		FaultChild.announce("ARMED " + point.label() + " at=" + at);
 	}
 
 	/**
@@ -106,14 +106,14 @@ public final class FaultPoints {
 	/** Announces the point and waits until the parent kills this JVM or releases the point. */
 	void stop(Point point, String where) {
 		CountDownLatch latch = this.release.get();
-		FaultConsumerApplication.announce("POINT " + point.label() + " " + where);
+		FaultChild.announce("POINT " + point.label() + " " + where);
 		try {
 			latch.await();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		FaultConsumerApplication.announce("RELEASED " + point.label() + " " + where);
+		FaultChild.announce("RELEASED " + point.label() + " " + where);
 	}
 
 	/** Reads commands from the parent until stdin ends; then exits the JVM. */
@@ -128,12 +128,12 @@ public final class FaultPoints {
 						case "release" -> this.release.get().countDown();
 						case "" -> {
 						}
-						default -> FaultConsumerApplication.announce("UNKNOWN-COMMAND " + line);
+						default -> FaultChild.announce("UNKNOWN-COMMAND " + line);
 					}
 				}
 			}
 			catch (IOException | RuntimeException ex) {
-				FaultConsumerApplication.announce("COMMAND-READER-FAILED " + ex);
+				FaultChild.announce("COMMAND-READER-FAILED " + ex);
 			}
 			// The parent is gone, or it is stopping us: Process.destroy() sends SIGTERM, then closes our
 			// stdin. Give a SIGTERM time to start the shutdown (System.exit then just waits for it);

@@ -25,9 +25,10 @@ import org.awaitility.core.ConditionTimeoutException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One incarnation of the consumer, {@link FaultConsumerApplication}, in a child JVM started with
- * this test JVM's class path. Its stdout and stderr go to {@code <name>.log}; the lines starting
- * with {@value FaultConsumerApplication#PREFIX} are kept for {@link #awaitLine}. Commands go to its
+ * One incarnation of a consumer application ({@link FaultConsumerApplication} for Kafka,
+ * {@link FaultStreamConsumerApplication} for Redis Streams) in a child JVM started with this test
+ * JVM's class path. Its stdout and stderr go to {@code <name>.log}; the lines starting
+ * with {@value FaultChild#PREFIX} are kept for {@link #awaitLine}. Commands go to its
  * stdin. Every child ever started is remembered, so {@link #destroyAll()} leaves no orphan (and a
  * child whose parent died halts itself when its stdin ends).
  */
@@ -76,7 +77,7 @@ final class ChildConsumer {
 	}
 
 	/**
-	 * Starts an incarnation.
+	 * Starts an incarnation of the Kafka consumer.
 	 * @param name unique name of the incarnation (also its {@code ApplicationName} in PostgreSQL)
 	 * @param directory where its log and journal go
 	 * @param ackMode {@code record} or {@code manual_immediate}
@@ -84,6 +85,20 @@ final class ChildConsumer {
 	 * @return the running child
 	 */
 	static ChildConsumer start(String name, Path directory, String ackMode, Map<String, String> properties) {
+		return start(FaultConsumerApplication.class, name, directory, ackMode, properties);
+	}
+
+	/**
+	 * Starts an incarnation.
+	 * @param application the child's main class
+	 * @param name unique name of the incarnation (also its {@code ApplicationName} in PostgreSQL)
+	 * @param directory where its log and journal go
+	 * @param ackMode how it acknowledges ({@code fault.ack-mode}; for the logs)
+	 * @param properties the consumer's system properties (broker, database URL, topic or stream...)
+	 * @return the running child
+	 */
+	static ChildConsumer start(Class<?> application, String name, Path directory, String ackMode,
+			Map<String, String> properties) {
 		try {
 			Files.createDirectories(directory);
 		}
@@ -101,7 +116,7 @@ final class ChildConsumer {
 		command.addAll(List.of("-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
 				"-XX:+UseSerialGC", "-XX:CICompilerCount=1", "-Djava.net.preferIPv4Stack=true"));
 		all.forEach((key, value) -> command.add("-D" + key + "=" + value));
-		command.addAll(List.of("-cp", System.getProperty("java.class.path"), FaultConsumerApplication.class.getName()));
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), application.getName()));
 		try {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
 			ChildConsumer child = new ChildConsumer(name, ackMode, journal, process, log);
@@ -122,10 +137,10 @@ final class ChildConsumer {
 				out.write(line);
 				out.newLine();
 				out.flush();
-				int at = line.indexOf(FaultConsumerApplication.PREFIX);
+				int at = line.indexOf(FaultChild.PREFIX);
 				if (at >= 0) {
 					synchronized (this.faultLines) {
-						this.faultLines.add(line.substring(at + FaultConsumerApplication.PREFIX.length()));
+						this.faultLines.add(line.substring(at + FaultChild.PREFIX.length()));
 					}
 				}
 			}

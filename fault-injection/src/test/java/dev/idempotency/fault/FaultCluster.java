@@ -8,12 +8,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import com.zaxxer.hikari.HikariDataSource;
 import org.apache.kafka.clients.admin.AdminClient;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -30,26 +28,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
-import org.springframework.core.io.ClassPathResource;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
- * What the child consumers share, seen from the parent: an in-process KRaft broker (tuned so that a
- * killed member leaves its group within seconds), the PostgreSQL database (the starter's dedup table
- * and the points tables), a producer, and the admin queries the assertions need.
- * <p>
- * The database is {@code idempotency.test.postgres.url} (default
- * {@code jdbc:postgresql://127.0.0.1:5432/test}, as in the other integration tests) and
- * {@code idempotency.test.postgres.username} (default {@code postgres}).
+ * What the Kafka child consumers share, seen from the parent: an in-process KRaft broker (tuned so
+ * that a killed member leaves its group within seconds), the {@link FaultDatabase}, a producer, and
+ * the admin queries the assertions need.
  */
 final class FaultCluster implements AutoCloseable {
-
-	static final String DATABASE_URL = System.getProperty("idempotency.test.postgres.url",
-			"jdbc:postgresql://127.0.0.1:5432/test");
-
-	static final String DATABASE_USER = System.getProperty("idempotency.test.postgres.username", "postgres");
 
 	private final EmbeddedKafkaKraftBroker broker;
 
@@ -57,9 +43,7 @@ final class FaultCluster implements AutoCloseable {
 
 	private final KafkaProducer<String, byte[]> producer;
 
-	private final HikariDataSource dataSource;
-
-	private final JdbcTemplate jdbc;
+	private final FaultDatabase database;
 
 	private final String runId;
 
@@ -78,17 +62,7 @@ final class FaultCluster implements AutoCloseable {
 				this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG, "all",
 				ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true", ProducerConfig.LINGER_MS_CONFIG, "5"),
 				new StringSerializer(), new ByteArraySerializer());
-		this.dataSource = new HikariDataSource();
-		this.dataSource.setJdbcUrl(DATABASE_URL);
-		this.dataSource.setUsername(DATABASE_USER);
-		this.dataSource.setPassword("");
-		this.dataSource.setMaximumPoolSize(2);
-		this.dataSource.setPoolName("fault-parent");
-		this.jdbc = new JdbcTemplate(this.dataSource);
-		ResourceDatabasePopulator schema = new ResourceDatabasePopulator(
-				new ClassPathResource("dev/idempotency/store/jdbc/schema-postgresql.sql"),
-				new ClassPathResource("fault-schema-postgresql.sql"));
-		schema.execute(this.dataSource);
+		this.database = new FaultDatabase(this.runId);
 	}
 
 	String runId() {
@@ -99,8 +73,8 @@ final class FaultCluster implements AutoCloseable {
 		return this.directory;
 	}
 
-	JdbcTemplate jdbc() {
-		return this.jdbc;
+	FaultDatabase database() {
+		return this.database;
 	}
 
 	String bootstrapServers() {
@@ -117,14 +91,10 @@ final class FaultCluster implements AutoCloseable {
 	 * find and terminate its connections
 	 */
 	Map<String, String> consumerProperties(String topic, String group, String applicationName) {
-		Map<String, String> properties = new LinkedHashMap<>();
+		Map<String, String> properties = new LinkedHashMap<>(this.database.consumerProperties(applicationName));
 		properties.put("spring.kafka.bootstrap-servers", bootstrapServers());
-		properties.put("spring.datasource.url",
-				DATABASE_URL + (DATABASE_URL.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
-		properties.put("spring.datasource.username", DATABASE_USER);
 		properties.put("fault.topic", topic);
 		properties.put("fault.group", group);
-		properties.put("fault.run-id", this.runId);
 		// A last resort against orphans (a child also exits when its stdin, our pipe, ends).
 		properties.put("fault.max-lifetime-seconds", "7200");
 		return properties;
@@ -222,76 +192,6 @@ final class FaultCluster implements AutoCloseable {
 		return records;
 	}
 
-	/**
-	 * Terminates the PostgreSQL backends of one child ({@code pg_terminate_backend}).
-	 * @return how many were terminated
-	 */
-	int terminateConnections(String applicationName) {
-		List<Boolean> terminated = this.jdbc.queryForList(
-				"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", Boolean.class,
-				applicationName);
-		return (int) terminated.stream().filter(Boolean.TRUE::equals).count();
-	}
-
-	/** Ledger rows of this run's orders starting with {@code prefix}, per order. */
-	Map<String, Integer> creditsPerOrder(String prefix) {
-		Map<String, Integer> credits = new HashMap<>();
-		this.jdbc.query("SELECT order_id, COUNT(*) FROM fault_points_ledger WHERE run_id = ? AND order_id LIKE ? "
-				+ "GROUP BY order_id", (rs) -> {
-					credits.put(rs.getString(1), rs.getInt(2));
-				}, this.runId, prefix + "%");
-		return credits;
-	}
-
-	/** Ledger rows of this run, per incarnation that wrote them. */
-	Map<String, Integer> creditsPerChild() {
-		Map<String, Integer> credits = new HashMap<>();
-		this.jdbc.query("SELECT credited_by, COUNT(*) FROM fault_points_ledger WHERE run_id = ? GROUP BY credited_by",
-				(rs) -> {
-					credits.put(rs.getString(1), rs.getInt(2));
-				}, this.runId);
-		return credits;
-	}
-
-	/** Who credited an order (the incarnations, one per ledger row). */
-	List<String> creditedBy(String orderId) {
-		return this.jdbc.queryForList(
-				"SELECT credited_by FROM fault_points_ledger WHERE run_id = ? AND order_id = ? ORDER BY id", String.class,
-				this.runId, orderId);
-	}
-
-	int distinctOrdersCredited(String prefix) {
-		return this.jdbc.queryForObject(
-				"SELECT COUNT(DISTINCT order_id) FROM fault_points_ledger WHERE run_id = ? AND order_id LIKE ?",
-				Integer.class, this.runId, prefix + "%");
-	}
-
-	long ledgerSum() {
-		Long sum = this.jdbc.queryForObject("SELECT SUM(points) FROM fault_points_ledger WHERE run_id = ?", Long.class,
-				this.runId);
-		return (sum != null) ? sum : 0;
-	}
-
-	Map<String, Long> balances() {
-		Map<String, Long> balances = new HashMap<>();
-		this.jdbc.query("SELECT user_id, balance FROM fault_points_account WHERE run_id = ?", (rs) -> {
-			balances.put(rs.getString(1), rs.getLong(2));
-		}, this.runId);
-		return balances;
-	}
-
-	/** Removes this run's rows (unless {@code -Dfault.keep-data=true}). */
-	void deleteRunData(Set<String> groups) {
-		if (Boolean.getBoolean("fault.keep-data")) {
-			return;
-		}
-		this.jdbc.update("DELETE FROM fault_points_ledger WHERE run_id = ?", this.runId);
-		this.jdbc.update("DELETE FROM fault_points_account WHERE run_id = ?", this.runId);
-		for (String group : groups) {
-			this.jdbc.update("DELETE FROM idempotency_record WHERE namespace = ?", group);
-		}
-	}
-
 	@Override
 	public void close() {
 		ChildConsumer.destroyAll();
@@ -304,7 +204,7 @@ final class FaultCluster implements AutoCloseable {
 				this.broker.destroy();
 			}
 			finally {
-				this.dataSource.close();
+				this.database.close();
 			}
 		}
 	}

@@ -1,10 +1,6 @@
 package dev.idempotency.fault;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -52,8 +48,9 @@ import static org.awaitility.Awaitility.await;
  * {@code docs/reliability.md}.
  * <p>
  * The transport-specific parts are the broker ({@link FaultCluster}), the child application and its
- * listener; the schedule, the journals and the assertions are not, so a Redis Stream consumer can be
- * added as another child application with the same journal and kill points.
+ * listener; the child processes ({@link ChildConsumer}), the database ({@link FaultDatabase}), the
+ * journals and their {@link Accounting} are shared with the Redis Stream suite,
+ * {@link RedisStreamFaultInjectionIntegrationTests}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FaultInjectionIntegrationTests {
@@ -147,7 +144,7 @@ class FaultInjectionIntegrationTests {
 	void stop() {
 		if (this.cluster != null) {
 			try {
-				this.cluster.deleteRunData(Set.of(this.group));
+				this.cluster.database().deleteRunData(Set.of(this.group));
 			}
 			finally {
 				this.cluster.close();
@@ -188,7 +185,7 @@ class FaultInjectionIntegrationTests {
 		Duration drain = this.soak ? Duration.ofMinutes(20) : Duration.ofMinutes(4);
 		await().atMost(drain)
 			.pollInterval(Duration.ofMillis(500))
-			.until(() -> this.cluster.distinctOrdersCredited("ord-") >= this.expectedPoints.size()
+			.until(() -> this.cluster.database().distinctOrdersCredited("ord-") >= this.expectedPoints.size()
 					&& this.cluster.caughtUp(this.group, this.topic, PARTITIONS));
 		for (String slot : List.of("a", "b")) {
 			ChildConsumer child = this.slots.get(slot);
@@ -347,7 +344,7 @@ class FaultInjectionIntegrationTests {
 		int partition = Integer.parseInt(matcher.group(2));
 		long offset = Long.parseLong(matcher.group(3));
 		if (point == FaultPoints.Point.AFTER_COMMIT) {
-			assertThat(this.cluster.creditedBy(key)).as("%s at after-commit: %s is committed in the database", child, key)
+			assertThat(this.cluster.database().creditedBy(key)).as("%s at after-commit: %s is committed in the database", child, key)
 				.containsExactly(child.name());
 			Long committed = this.cluster.committedOffsets(this.group).get(partition);
 			assertThat(committed).as("%s at after-commit: offset %d of partition %d is not committed", child, offset,
@@ -356,7 +353,7 @@ class FaultInjectionIntegrationTests {
 			this.afterCommitKills.put(key, child.name());
 		}
 		else {
-			assertThat(this.cluster.creditedBy(key)).as("%s at before-commit: %s is not committed", child, key).isEmpty();
+			assertThat(this.cluster.database().creditedBy(key)).as("%s at before-commit: %s is not committed", child, key).isEmpty();
 		}
 		assertThat(child.kill()).as("exit status of SIGKILLed %s", child).isEqualTo(ChildConsumer.SIGKILL_EXIT);
 		restart(slot);
@@ -401,7 +398,7 @@ class FaultInjectionIntegrationTests {
 		String where = stopAt(child, FaultPoints.Point.BEFORE_COMMIT, batch);
 		Matcher matcher = WHERE.matcher(where);
 		assertThat(matcher.find()).isTrue();
-		int terminated = this.cluster.terminateConnections(applicationName(child.name()));
+		int terminated = this.cluster.database().terminateConnections(applicationName(child.name()));
 		assertThat(terminated).as("backends of %s terminated", child).isPositive();
 		child.command("release");
 		assertThat(child.awaitLine(mark, (line) -> line.startsWith("RELEASED"), Duration.ofSeconds(30)))
@@ -430,7 +427,7 @@ class FaultInjectionIntegrationTests {
 
 	private void verifyAndReport(Duration duration) {
 		// Exactly once, nothing lost.
-		Map<String, Integer> credits = this.cluster.creditsPerOrder("");
+		Map<String, Integer> credits = this.cluster.database().creditsPerOrder("");
 		Map<String, Integer> doubles = new TreeMap<>();
 		credits.forEach((order, count) -> {
 			if (count != 1) {
@@ -449,80 +446,28 @@ class FaultInjectionIntegrationTests {
 		deadLetters.forEach((record) -> deadLettersByKey.merge(String.valueOf(record.key()), 1, Integer::sum));
 
 		// Journals: accounting.
-		Map<String, Long> outcomes = new TreeMap<>();
-		long received = 0;
-		long inFlight = 0;
-		long inFlightCommitted = 0;
-		long deadLettered = 0;
-		Set<String> generations = new TreeSet<>();
-		List<String> problems = new ArrayList<>();
-		Map<String, Integer> creditsPerChild = this.cluster.creditsPerChild();
-		Map<String, Journal> journals = new LinkedHashMap<>();
-		for (ChildConsumer child : this.children) {
-			Journal journal = Journal.read(child.name(), child.journal());
-			journals.put(child.name(), journal);
-			received += journal.received.size();
-			journal.countsByOutcome().forEach((outcome, count) -> outcomes.merge(outcome, count, Long::sum));
-			deadLettered += journal.deadLetters.size();
-			journal.assignments.forEach((assignment) -> generations.add(assignment.split(":")[0]));
-			int open = journal.inFlight();
-			long committedHere = 0;
-			if (child.wasKilled()) {
-				if (open < 0 || open > 1) {
-					problems.add(child.name() + " (killed) has " + open + " deliveries without an outcome");
-				}
-				if (open == 1) {
-					Journal.Received last = journal.lastReceived();
-					Integer rows = this.cluster.jdbc()
-						.queryForObject("SELECT COUNT(*) FROM fault_points_ledger WHERE run_id = ? AND order_id = ? "
-								+ "AND credited_by = ? AND source_partition = ? AND source_offset = ?", Integer.class,
-								this.cluster.runId(), last.orderId(), child.name(), last.partition(), last.offset());
-					committedHere = (rows != null) ? rows : 0;
-				}
-				inFlight += Math.max(open, 0);
-			}
-			else {
-				if (open != 0 || !journal.cleanShutdown) {
-					problems.add(child.name() + " (stopped cleanly, exit " + child.exitStatus() + ") has " + open
-							+ " deliveries without an outcome, clean=" + journal.cleanShutdown);
-				}
-				String metrics = child.findLine(0, (line) -> line.startsWith("METRICS"));
-				for (String outcome : List.of("processed", "duplicate", "failed", "rejected")) {
-					String expected = outcome + "=" + journal.count(outcome);
-					if (metrics == null || !(" " + metrics + " ").contains(" " + expected + " ")) {
-						problems.add(child.name() + ": idempotency.invocations " + metrics + " disagrees with its journal ("
-								+ expected + ")");
-					}
-				}
-			}
-			inFlightCommitted += committedHere;
-			long processedHere = journal.count("processed");
-			int rowsHere = creditsPerChild.getOrDefault(child.name(), 0);
-			if (rowsHere != processedHere + committedHere) {
-				problems.add(child.name() + " wrote " + rowsHere + " ledger rows but reported " + processedHere
-						+ " processed (+" + committedHere + " committed in flight)");
-			}
-		}
-		long processed = outcomes.getOrDefault("processed", 0L);
-		long duplicate = outcomes.getOrDefault("duplicate", 0L);
-		long failed = outcomes.getOrDefault("failed", 0L);
-		long rejected = outcomes.getOrDefault("rejected", 0L);
-		long inProgress = outcomes.getOrDefault("in_progress", 0L);
+		Accounting accounting = new Accounting(this.children, this.cluster.database(), 1);
+		long received = accounting.received;
+		long inFlight = accounting.inFlight;
+		long inFlightCommitted = accounting.inFlightCommitted;
+		long deadLettered = accounting.deadLettered;
+		Set<String> generations = accounting.generations;
+		List<String> problems = accounting.problems;
+		long processed = accounting.count("processed");
+		long duplicate = accounting.count("duplicate");
+		long failed = accounting.count("failed");
+		long rejected = accounting.count("rejected");
+		long inProgress = accounting.count("in_progress");
 
 		// Each verified after-commit kill came back as a duplicate; each dropped connection failed.
 		for (Map.Entry<String, String> kill : this.afterCommitKills.entrySet()) {
-			boolean seen = journals.values()
-				.stream()
-				.filter((journal) -> !journal.child.equals(kill.getValue()))
-				.anyMatch((journal) -> journal.outcomes.stream()
-					.anyMatch((o) -> o.outcome().equals("duplicate") && o.key().equals(kill.getKey())));
-			if (!seen) {
+			if (!accounting.duplicateElsewhere(kill.getKey(), kill.getValue())) {
 				problems.add(kill.getKey() + " (killed after commit in " + kill.getValue()
 						+ ") never came back as a duplicate");
 			}
 		}
 		for (Map.Entry<String, String> drop : this.droppedConnections.entrySet()) {
-			boolean failedThere = journals.get(drop.getValue()).outcomes.stream()
+			boolean failedThere = accounting.journals.get(drop.getValue()).outcomes.stream()
 				.anyMatch((o) -> o.outcome().equals("failed") && o.key().equals(drop.getKey()));
 			if (!failedThere) {
 				problems.add(drop.getKey() + ": the commit without a connection in " + drop.getValue()
@@ -533,17 +478,15 @@ class FaultInjectionIntegrationTests {
 		int totalKills = this.done.getOrDefault(Fault.KILL_BEFORE_COMMIT, 0)
 				+ this.done.getOrDefault(Fault.KILL_AFTER_COMMIT, 0) + this.done.getOrDefault(Fault.KILL_RANDOM, 0);
 		int uniqueOrders = this.expectedPoints.size();
-		String report = report(duration, uniqueOrders, totalKills, received, processed, duplicate, failed, rejected,
+		report(duration, uniqueOrders, totalKills, received, processed, duplicate, failed, rejected,
 				inProgress, inFlight, inFlightCommitted, deadLettered, deadLetters.size(), deadLettersByKey, generations,
 				doubles, missing, problems);
-		System.out.println(report);
-		write(report);
 
 		assertThat(doubles).as("orders credited more than once").isEmpty();
 		assertThat(missing).as("orders never credited (lost)").isEmpty();
 		assertThat(unexpected).as("ledger rows for orders never sent").isEmpty();
-		assertThat(this.cluster.ledgerSum()).as("ledger sum").isEqualTo(expectedSum);
-		assertThat(this.cluster.balances()).as("balances").isEqualTo(this.expectedBalances);
+		assertThat(this.cluster.database().ledgerSum()).as("ledger sum").isEqualTo(expectedSum);
+		assertThat(this.cluster.database().balances()).as("balances").isEqualTo(this.expectedBalances);
 		assertThat(deadLettersByKey.keySet()).as("dead-letter topic: exactly the poison messages")
 			.isEqualTo(this.poisonKeys);
 		assertThat(this.cluster.caughtUp(this.group, this.topic, PARTITIONS)).as("committed offsets at the end").isTrue();
@@ -560,67 +503,46 @@ class FaultInjectionIntegrationTests {
 		assertThat(totalKills).as("kills").isGreaterThanOrEqualTo(this.kills);
 	}
 
-	private String report(Duration duration, int uniqueOrders, int totalKills, long received, long processed,
+	private void report(Duration duration, int uniqueOrders, int totalKills, long received, long processed,
 			long duplicate, long failed, long rejected, long inProgress, long inFlight, long inFlightCommitted,
 			long deadLettered, int deadLetterRecords, Map<String, Integer> deadLettersByKey, Set<String> generations,
 			Map<String, Integer> doubles, Set<String> missing, List<String> problems) {
 		boolean passed = doubles.isEmpty() && missing.isEmpty() && problems.isEmpty()
 				&& received == processed + duplicate + failed + rejected + inProgress + inFlight
 				&& processed + inFlightCommitted == uniqueOrders && deadLettersByKey.keySet().equals(this.poisonKeys);
-		StringBuilder out = new StringBuilder();
-		out.append(String.format("%n## Fault-injection run %s (%s mode)%n%n", this.cluster.runId(),
-				this.soak ? "soak" : "short"));
-		out.append("| | |\n|---|---|\n");
-		row(out, "result", passed ? "**PASSED**" : "**FAILED**");
-		row(out, "duration", String.format("%d s", duration.toSeconds()));
-		row(out, "seed", String.valueOf(this.seed));
-		row(out, "messages sent", String.valueOf(this.sent));
-		row(out, "unique orders", uniqueOrders + ((this.extraOrders > 0) ? " (" + this.extraOrders + " extra to reach kill points)" : ""));
-		row(out, "producer duplicates injected", this.duplicatesInjected + " (" + this.crossPartitionDuplicates
+		FaultReport report = new FaultReport(
+				"Fault-injection run " + this.cluster.runId() + " (" + (this.soak ? "soak" : "short") + " mode)");
+		report.row("result", passed ? "**PASSED**" : "**FAILED**");
+		report.row("duration", String.format("%d s", duration.toSeconds()));
+		report.row("seed", String.valueOf(this.seed));
+		report.row("messages sent", String.valueOf(this.sent));
+		report.row("unique orders", uniqueOrders + ((this.extraOrders > 0) ? " (" + this.extraOrders + " extra to reach kill points)" : ""));
+		report.row("producer duplicates injected", this.duplicatesInjected + " (" + this.crossPartitionDuplicates
 				+ " to another partition)");
-		row(out, "poison messages", this.poisonKeys.size() + " (" + this.poisonPerKind
+		report.row("poison messages", this.poisonKeys.size() + " (" + this.poisonPerKind
 				+ " each: undeserializable, no key, always failing)");
-		row(out, "kills (SIGKILL)", totalKills + ": before commit " + this.done.getOrDefault(Fault.KILL_BEFORE_COMMIT, 0)
+		report.row("kills (SIGKILL)", totalKills + ": before commit " + this.done.getOrDefault(Fault.KILL_BEFORE_COMMIT, 0)
 				+ ", after commit before offset commit " + this.done.getOrDefault(Fault.KILL_AFTER_COMMIT, 0)
 				+ " (verified: DB committed, offset not), random " + this.done.getOrDefault(Fault.KILL_RANDOM, 0));
-		row(out, "connections dropped at commit", String.valueOf(this.done.getOrDefault(Fault.DB_DROP_BEFORE_COMMIT, 0)));
-		row(out, "restarts", String.valueOf(this.restarts));
-		row(out, "forced rebalances (extra consumer joined and left)", String.valueOf(this.done.getOrDefault(Fault.REBALANCE, 0)));
-		row(out, "group generations seen", String.valueOf(generations.size()));
-		row(out, "consumer incarnations", String.valueOf(this.children.size()));
-		row(out, "received (deliveries reaching the listener)", String.valueOf(received));
-		row(out, "processed / duplicate / failed / rejected / in_progress",
+		report.row("connections dropped at commit", String.valueOf(this.done.getOrDefault(Fault.DB_DROP_BEFORE_COMMIT, 0)));
+		report.row("restarts", String.valueOf(this.restarts));
+		report.row("forced rebalances (extra consumer joined and left)", String.valueOf(this.done.getOrDefault(Fault.REBALANCE, 0)));
+		report.row("group generations seen", String.valueOf(generations.size()));
+		report.row("consumer incarnations", String.valueOf(this.children.size()));
+		report.row("received (deliveries reaching the listener)", String.valueOf(received));
+		report.row("processed / duplicate / failed / rejected / in_progress",
 				processed + " / " + duplicate + " / " + failed + " / " + rejected + " / " + inProgress);
-		row(out, "in flight at a kill", inFlight + " (" + inFlightCommitted + " of them committed before the kill)");
-		row(out, "accounting", received + " = " + processed + " + " + duplicate + " + " + failed + " + " + rejected
+		report.row("in flight at a kill", inFlight + " (" + inFlightCommitted + " of them committed before the kill)");
+		report.row("accounting", received + " = " + processed + " + " + duplicate + " + " + failed + " + " + rejected
 				+ " + " + inProgress + " + " + inFlight + ((received == processed + duplicate + failed + rejected + inProgress + inFlight) ? " ✔" : " ✘"));
-		row(out, "credited exactly once", (uniqueOrders - doubles.size() - missing.size()) + " of " + uniqueOrders
+		report.row("credited exactly once", (uniqueOrders - doubles.size() - missing.size()) + " of " + uniqueOrders
 				+ " (doubles: " + doubles.size() + ", missing: " + missing.size() + ")");
-		row(out, "dead-letter topic", deadLetterRecords + " records for " + deadLettersByKey.size() + " poison keys; "
+		report.row("dead-letter topic", deadLetterRecords + " records for " + deadLettersByKey.size() + " poison keys; "
 				+ deadLettered + " dead-letter publications journaled");
 		if (!problems.isEmpty()) {
-			row(out, "problems", String.join("; ", problems));
+			report.row("problems", String.join("; ", problems));
 		}
-		out.append("\nSteps:\n\n");
-		this.log.forEach((line) -> out.append("- ").append(line).append('\n'));
-		return out.toString();
-	}
-
-	private static void row(StringBuilder out, String name, String value) {
-		out.append("| ").append(name).append(" | ").append(value).append(" |\n");
-	}
-
-	private void write(String report) {
-		try {
-			Path file = this.cluster.directory().resolve("report.md");
-			Files.createDirectories(file.getParent());
-			Files.writeString(file, report);
-			Path latest = Path.of("target", "fault-injection", "latest-report.md");
-			Files.writeString(latest, report);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		report.steps(this.log).publish(this.cluster.directory(), "latest-report.md");
 	}
 
 	private void note(String format, Object... args) {

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,6 +33,9 @@ final class Journal {
 
 	final List<String> assignments = new ArrayList<>();
 
+	/** Redis Stream: entries claimed from idle consumers, per claim run. */
+	final List<Integer> claims = new ArrayList<>();
+
 	boolean cleanShutdown;
 
 	private Journal(String child) {
@@ -58,6 +62,7 @@ final class Journal {
 				case "O" -> journal.outcomes.add(new Outcome(words[1], words[2], words[3]));
 				case "D" -> journal.deadLetters.add(words[3]);
 				case "A" -> journal.assignments.add(words[1] + ":" + words[2]);
+				case "C" -> journal.claims.add(Integer.parseInt(words[2]));
 				case "S" -> journal.cleanShutdown = true;
 				default -> {
 					// A line cut by SIGKILL mid-write cannot happen (one write per line), but be lenient.
@@ -76,9 +81,28 @@ final class Journal {
 		return this.received.size() - this.outcomes.size();
 	}
 
-	/** The delivery in flight at the kill (the last one received), if any. */
-	Received lastReceived() {
-		return this.received.isEmpty() ? null : this.received.get(this.received.size() - 1);
+	/**
+	 * The deliveries without an outcome (in flight at the kill), matched by key: one per listener
+	 * thread at most. Each is the last delivery of its order.
+	 */
+	List<Received> unfinished() {
+		Map<String, Integer> open = new HashMap<>();
+		this.received.forEach((delivery) -> open.merge(delivery.orderId(), 1, Integer::sum));
+		this.outcomes.forEach((outcome) -> open.merge(outcome.key(), -1, Integer::sum));
+		List<Received> unfinished = new ArrayList<>();
+		for (int i = this.received.size() - 1; i >= 0; i--) {
+			Received delivery = this.received.get(i);
+			if (open.getOrDefault(delivery.orderId(), 0) > 0) {
+				unfinished.add(0, delivery);
+				open.merge(delivery.orderId(), -1, Integer::sum);
+			}
+		}
+		return unfinished;
+	}
+
+	/** Entries this incarnation claimed from idle consumers (Redis Stream). */
+	long claimed() {
+		return this.claims.stream().mapToLong(Integer::longValue).sum();
 	}
 
 	Map<String, Long> countsByOutcome() {

@@ -51,7 +51,7 @@ class KafkaConsumerCrashIntegrationTests {
 	void stop() {
 		if (this.cluster != null) {
 			try {
-				this.cluster.deleteRunData(this.groups);
+				this.cluster.database().deleteRunData(this.groups);
 			}
 			finally {
 				this.cluster.close();
@@ -83,7 +83,7 @@ class KafkaConsumerCrashIntegrationTests {
 		String point = consumer.awaitLine(0, (line) -> line.startsWith("POINT after-commit"), START_TIMEOUT);
 		assertThat(point).as("%s stopped at the after-commit point", consumer).isNotNull();
 		assertThat(point).contains("key=" + o + 5, "partition=0", "offset=4");
-		assertThat(this.cluster.creditedBy(o + 5)).as("o-5 is committed in the database").containsExactly(first);
+		assertThat(this.cluster.database().creditedBy(o + 5)).as("o-5 is committed in the database").containsExactly(first);
 		assertThat(this.cluster.committedOffsets(group))
 			.as("the offset of o-5 (4) is not committed: the group resumes at o-5")
 			.containsEntry(0, 4L);
@@ -98,13 +98,13 @@ class KafkaConsumerCrashIntegrationTests {
 				this.cluster.consumerProperties(topic, group, second));
 		await().atMost(START_TIMEOUT)
 			.pollInterval(Duration.ofMillis(200))
-			.until(() -> this.cluster.distinctOrdersCredited(o) >= ORDERS && this.cluster.caughtUp(group, topic, 1));
+			.until(() -> this.cluster.database().distinctOrdersCredited(o) >= ORDERS && this.cluster.caughtUp(group, topic, 1));
 		assertThat(restarted.stop()).as("clean shutdown").isEqualTo(ChildConsumer.SIGTERM_EXIT);
 
 		// Each order exactly once, o-5 by the killed consumer.
-		Map<String, Integer> credits = this.cluster.creditsPerOrder(o);
+		Map<String, Integer> credits = this.cluster.database().creditsPerOrder(o);
 		assertThat(credits).hasSize(ORDERS).allSatisfy((order, count) -> assertThat(count).as(order).isEqualTo(1));
-		assertThat(this.cluster.creditedBy(o + 5)).containsExactly(first);
+		assertThat(this.cluster.database().creditedBy(o + 5)).containsExactly(first);
 		assertThat(this.cluster.committedOffsets(group)).containsEntry(0, (long) ORDERS);
 
 		// The killed consumer: o-1..o-4 processed, o-5 received and in flight (no outcome).
@@ -171,7 +171,7 @@ class KafkaConsumerCrashIntegrationTests {
 				.untilAsserted(() -> assertThat(this.cluster.committedOffsets(group))
 					.as("committed offset after the dead-lettered last record (%s)", ackMode)
 					.containsEntry(0, 3L));
-			assertThat(this.cluster.creditsPerOrder(o)).containsOnlyKeys(o + 1, o + 2);
+			assertThat(this.cluster.database().creditsPerOrder(o)).containsOnlyKeys(o + 1, o + 2);
 		}
 		finally {
 			consumer.stop();

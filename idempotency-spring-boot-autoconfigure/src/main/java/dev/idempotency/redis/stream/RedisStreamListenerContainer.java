@@ -70,8 +70,8 @@ import org.springframework.util.ReflectionUtils;
  * whose key is in progress elsewhere stays pending without using up a delivery.</li>
  * <li>Read errors never cancel the subscription: the consumer pauses for the recovery back-off and
  * reads again; a missing group (NOGROUP) is recreated, logged and counted.</li>
- * <li>Every claim interval: entries pending longer than min-idle are claimed (XAUTOCLAIM) and
- * delivered again; entries delivered more than max-deliveries times are written to the dead-letter
+ * <li>Every claim interval, once every consumer has read its own pending entries: entries pending
+ * longer than min-idle are claimed (XAUTOCLAIM) and delivered again; entries delivered more than max-deliveries times are written to the dead-letter
  * stream and then acknowledged; entries trimmed from the stream are acknowledged and counted.</li>
  * </ul>
  *
@@ -284,6 +284,7 @@ public class RedisStreamListenerContainer {
 		for (ConsumerState consumer : this.consumers) {
 			consumer.subscription = null;
 			consumer.failing = false;
+			consumer.ownPendingRead = false;
 		}
 		reportSubscriptions();
 	}
@@ -303,6 +304,9 @@ public class RedisStreamListenerContainer {
 		catch (RuntimeException ex) {
 			logger.warn("Could not read the pending entries of consumer '" + consumer.name + "' of stream '"
 					+ stream() + "'; they are claimed after min-idle", ex);
+		}
+		finally {
+			consumer.ownPendingRead = true;
 		}
 		synchronized (this.lifecycleMonitor) {
 			if (this.running && this.container == container) {
@@ -413,7 +417,12 @@ public class RedisStreamListenerContainer {
 		try {
 			checkSubscriptions();
 			measurePending();
-			claimIdleEntries();
+			// Not while a consumer still reads its own pending entries: a claim would take the same
+			// entries (idle since the previous incarnation died), deliver them a second time on this
+			// thread, and count a delivery that never failed.
+			if (this.consumers.stream().allMatch((consumer) -> consumer.ownPendingRead)) {
+				claimIdleEntries();
+			}
 		}
 		catch (RuntimeException ex) {
 			if (isError(ex, "NOGROUP")) {
@@ -786,6 +795,9 @@ public class RedisStreamListenerContainer {
 		private volatile long lastErrorAt;
 
 		private volatile long registeredAt;
+
+		/** Whether the consumer has read its own pending entries since it started. */
+		private volatile boolean ownPendingRead;
 
 		ConsumerState(String name) {
 			this.name = name;

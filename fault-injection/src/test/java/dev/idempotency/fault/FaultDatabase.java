@@ -1,0 +1,153 @@
+package dev.idempotency.fault;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+
+/**
+ * The PostgreSQL database the child consumers share, seen from the parent, whatever the transport:
+ * the starter's dedup table and the points tables (created if missing), the children's connection
+ * properties, and the ledger queries the assertions need. Rows carry the run id.
+ * <p>
+ * The database is {@code idempotency.test.postgres.url} (default
+ * {@code jdbc:postgresql://127.0.0.1:5432/test}, as in the other integration tests) and
+ * {@code idempotency.test.postgres.username} (default {@code postgres}).
+ */
+final class FaultDatabase implements AutoCloseable {
+
+	static final String DATABASE_URL = System.getProperty("idempotency.test.postgres.url",
+			"jdbc:postgresql://127.0.0.1:5432/test");
+
+	static final String DATABASE_USER = System.getProperty("idempotency.test.postgres.username", "postgres");
+
+	private final HikariDataSource dataSource;
+
+	private final JdbcTemplate jdbc;
+
+	private final String runId;
+
+	FaultDatabase(String runId) {
+		this.runId = runId;
+		this.dataSource = new HikariDataSource();
+		this.dataSource.setJdbcUrl(DATABASE_URL);
+		this.dataSource.setUsername(DATABASE_USER);
+		this.dataSource.setPassword("");
+		this.dataSource.setMaximumPoolSize(2);
+		this.dataSource.setPoolName("fault-parent");
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		ResourceDatabasePopulator schema = new ResourceDatabasePopulator(
+				new ClassPathResource("dev/idempotency/store/jdbc/schema-postgresql.sql"),
+				new ClassPathResource("fault-schema-postgresql.sql"));
+		schema.execute(this.dataSource);
+	}
+
+	JdbcTemplate jdbc() {
+		return this.jdbc;
+	}
+
+	/**
+	 * A child's database properties, and the run id its ledger rows carry.
+	 * @param applicationName the child's {@code ApplicationName} in PostgreSQL, so that the suite can
+	 * find and terminate its connections
+	 */
+	Map<String, String> consumerProperties(String applicationName) {
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("spring.datasource.url",
+				DATABASE_URL + (DATABASE_URL.contains("?") ? "&" : "?") + "ApplicationName=" + applicationName);
+		properties.put("spring.datasource.username", DATABASE_USER);
+		properties.put("fault.run-id", this.runId);
+		return properties;
+	}
+
+	/**
+	 * Terminates the PostgreSQL backends of one child ({@code pg_terminate_backend}).
+	 * @return how many were terminated
+	 */
+	int terminateConnections(String applicationName) {
+		List<Boolean> terminated = this.jdbc.queryForList(
+				"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?", Boolean.class,
+				applicationName);
+		return (int) terminated.stream().filter(Boolean.TRUE::equals).count();
+	}
+
+	/** Ledger rows of this run's orders starting with {@code prefix}, per order. */
+	Map<String, Integer> creditsPerOrder(String prefix) {
+		Map<String, Integer> credits = new HashMap<>();
+		this.jdbc.query("SELECT order_id, COUNT(*) FROM fault_points_ledger WHERE run_id = ? AND order_id LIKE ? "
+				+ "GROUP BY order_id", (rs) -> {
+					credits.put(rs.getString(1), rs.getInt(2));
+				}, this.runId, prefix + "%");
+		return credits;
+	}
+
+	/** Ledger rows of this run, per incarnation that wrote them. */
+	Map<String, Integer> creditsPerChild() {
+		Map<String, Integer> credits = new HashMap<>();
+		this.jdbc.query("SELECT credited_by, COUNT(*) FROM fault_points_ledger WHERE run_id = ? GROUP BY credited_by",
+				(rs) -> {
+					credits.put(rs.getString(1), rs.getInt(2));
+				}, this.runId);
+		return credits;
+	}
+
+	/** Who credited an order (the incarnations, one per ledger row). */
+	List<String> creditedBy(String orderId) {
+		return this.jdbc.queryForList(
+				"SELECT credited_by FROM fault_points_ledger WHERE run_id = ? AND order_id = ? ORDER BY id", String.class,
+				this.runId, orderId);
+	}
+
+	/** Whether {@code child} credited {@code orderId} from that partition and offset. */
+	boolean credited(String child, Journal.Received delivery) {
+		Integer rows = this.jdbc.queryForObject("SELECT COUNT(*) FROM fault_points_ledger WHERE run_id = ? "
+				+ "AND order_id = ? AND credited_by = ? AND source_partition = ? AND source_offset = ?", Integer.class,
+				this.runId, delivery.orderId(), child, delivery.partition(), delivery.offset());
+		return rows != null && rows > 0;
+	}
+
+	int distinctOrdersCredited(String prefix) {
+		return this.jdbc.queryForObject(
+				"SELECT COUNT(DISTINCT order_id) FROM fault_points_ledger WHERE run_id = ? AND order_id LIKE ?",
+				Integer.class, this.runId, prefix + "%");
+	}
+
+	long ledgerSum() {
+		Long sum = this.jdbc.queryForObject("SELECT SUM(points) FROM fault_points_ledger WHERE run_id = ?", Long.class,
+				this.runId);
+		return (sum != null) ? sum : 0;
+	}
+
+	Map<String, Long> balances() {
+		Map<String, Long> balances = new HashMap<>();
+		this.jdbc.query("SELECT user_id, balance FROM fault_points_account WHERE run_id = ?", (rs) -> {
+			balances.put(rs.getString(1), rs.getLong(2));
+		}, this.runId);
+		return balances;
+	}
+
+	/** Removes this run's rows, and the dedup rows of its namespaces (unless {@code -Dfault.keep-data=true}). */
+	void deleteRunData(Set<String> namespaces) {
+		if (Boolean.getBoolean("fault.keep-data")) {
+			return;
+		}
+		this.jdbc.update("DELETE FROM fault_points_ledger WHERE run_id = ?", this.runId);
+		this.jdbc.update("DELETE FROM fault_points_account WHERE run_id = ?", this.runId);
+		for (String namespace : namespaces) {
+			this.jdbc.update("DELETE FROM idempotency_record WHERE namespace = ?", namespace);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.dataSource.close();
+	}
+
+}
