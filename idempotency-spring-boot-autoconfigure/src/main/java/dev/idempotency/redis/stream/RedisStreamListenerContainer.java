@@ -71,8 +71,9 @@ import org.springframework.util.ReflectionUtils;
  * <li>Read errors never cancel the subscription: the consumer pauses for the recovery back-off and
  * reads again; a missing group (NOGROUP) is recreated, logged and counted.</li>
  * <li>Every claim interval, once every consumer has read its own pending entries: entries pending
- * longer than min-idle are claimed (XAUTOCLAIM) and delivered again; entries delivered more than max-deliveries times are written to the dead-letter
- * stream and then acknowledged; entries trimmed from the stream are acknowledged and counted.</li>
+ * longer than min-idle are claimed (XAUTOCLAIM) and delivered again; entries delivered more than
+ * max-deliveries times are written to the dead-letter stream and then acknowledged; entries
+ * trimmed from the stream are acknowledged and counted.</li>
  * </ul>
  *
  * @since 0.1.0
