@@ -1,5 +1,9 @@
 package dev.idempotency.benchmarks;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -35,7 +40,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Claims per second of the starter's Redis store against raw Lettuce, with no database in the way:
  * each operation claims the next key and, if it got it, completes it; every tenth operation re-claims
  * the key of five operations earlier (a duplicate). Raw Lettuce is {@code SET key PROCESSING NX PX}
- * then {@code SET key DONE XX PX} on one shared connection; the starter is
+ * then {@code SET key DONE XX PX} on one shared connection; {@code lettuce-cas} is the same claim with
+ * the starter's compare-and-set completion script ({@code complete.lua}, by {@code EVALSHA}) instead
+ * of the blind {@code SET XX}, so the gap between the two raw variants is the price of never
+ * overwriting a claim that another delivery took over; the starter is
  * {@link RedisIdempotencyStore#claim} (a Lua script) then {@link RedisIdempotencyStore#complete}
  * (a compare-and-set script) on an auto-configured-style {@code LettuceConnectionFactory}. At the end
  * of each trial, the number of granted claims must equal the number of distinct keys: a variant that
@@ -53,13 +61,15 @@ public class RedisClaimBenchmark {
 
 	private static final SetArgs CLAIM = SetArgs.Builder.nx().px(Duration.ofSeconds(30));
 
-	private static final SetArgs DONE = SetArgs.Builder.xx().px(Duration.ofMinutes(10));
+	private static final long DONE_MILLIS = Duration.ofMinutes(10).toMillis();
+
+	private static final SetArgs DONE = SetArgs.Builder.xx().px(DONE_MILLIS);
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	private static final Duration RETENTION = Duration.ofMinutes(10);
 
-	@Param({ "lettuce-setnx", "starter-redis" })
+	@Param({ "lettuce-setnx", "lettuce-cas", "starter-redis" })
 	public String variant;
 
 	private RedisConnections redis;
@@ -67,6 +77,8 @@ public class RedisClaimBenchmark {
 	private RedisCommands<String, String> lettuce;
 
 	private RedisIdempotencyStore store;
+
+	private String completeSha;
 
 	private String prefix;
 
@@ -79,8 +91,11 @@ public class RedisClaimBenchmark {
 		String runId = UUID.randomUUID().toString().substring(0, 8);
 		this.redis = new RedisConnections(runId);
 		this.prefix = "bench:claim:" + runId + ":";
-		if (this.variant.equals("lettuce-setnx")) {
+		if (this.variant.startsWith("lettuce")) {
 			this.lettuce = this.redis.lettuce().sync();
+		}
+		if (this.variant.equals("lettuce-cas")) {
+			this.completeSha = this.lettuce.scriptLoad(completeScript());
 		}
 		else {
 			this.store = new RedisIdempotencyStore(this.redis.template(), this.prefix);
@@ -103,8 +118,23 @@ public class RedisClaimBenchmark {
 		if (!"OK".equals(this.lettuce.set(entry, "PROCESSING", CLAIM))) {
 			return false;
 		}
-		this.lettuce.set(entry, "DONE", DONE);
+		if (this.completeSha == null) {
+			this.lettuce.set(entry, "DONE", DONE);
+		}
+		else {
+			this.lettuce.evalsha(this.completeSha, ScriptOutputType.INTEGER, new String[] { entry }, "PROCESSING",
+					"DONE", Long.toString(DONE_MILLIS));
+		}
 		return true;
+	}
+
+	private static String completeScript() {
+		try (InputStream in = RedisIdempotencyStore.class.getResourceAsStream("complete.lua")) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	private boolean starter(String key) {
@@ -157,7 +187,7 @@ public class RedisClaimBenchmark {
 		System.out.println("|---:|---|---:|---:|---:|");
 		for (int threads : new int[] { 1, 4 }) {
 			double raw = median(results.get(threads + " threads lettuce-setnx"));
-			for (String variant : List.of("lettuce-setnx", "starter-redis")) {
+			for (String variant : List.of("lettuce-setnx", "lettuce-cas", "starter-redis")) {
 				List<Double> scores = results.get(threads + " threads " + variant);
 				System.out.printf(Locale.ROOT, "| %d | %s | %,.0f | %,.0f–%,.0f | %.2f× |%n", threads, variant,
 						median(scores), scores.stream().mapToDouble(Double::doubleValue).min().orElse(0),

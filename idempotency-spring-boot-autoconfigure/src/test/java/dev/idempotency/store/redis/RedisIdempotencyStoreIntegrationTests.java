@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -178,6 +179,25 @@ class RedisIdempotencyStoreIntegrationTests extends AbstractIdempotencyStoreCont
 		assertThat(first.isClaimed()).isTrue();
 		assertThat(again).isEqualTo(first);
 		assertThat(store.claim(key("resent"), LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+	}
+
+	@Test
+	void scriptsAreSentAgainAfterTheServerLostItsScriptCache() {
+		// As after a restart or a failover: EVALSHA answers NOSCRIPT, and the store falls back to EVAL.
+		ClaimResult claim = store.claim(key("flushed"), LEASE, RETENTION);
+		redis.execute((RedisCallback<Void>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+		store.complete(key("flushed"), claim, RETENTION);
+		assertThat(valueOf(key("flushed"))).isEqualTo("COMPLETED");
+		ClaimResult other = store.claim(key("flushed-release"), LEASE, RETENTION);
+		redis.execute((RedisCallback<Void>) (connection) -> {
+			connection.scriptingCommands().scriptFlush();
+			return null;
+		});
+		store.release(key("flushed-release"), other);
+		assertThat(redis.hasKey(store.storageKey(key("flushed-release")))).isFalse();
 	}
 
 	@Test
