@@ -12,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.CachedExpressionEvaluator;
-import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
@@ -60,11 +59,9 @@ public class SpelKeyResolver extends CachedExpressionEvaluator implements KeyRes
 		try {
 			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(method, target.getClass()),
 					expression);
-			MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-					new KeyExpressionRoot(method, args, target), method, args, this.parameterNames);
-			if (delivery != null) {
-				delivery.variables().forEach(context::setVariable);
-			}
+			KeyEvaluationContext context = new KeyEvaluationContext(new KeyExpressionRoot(method, args, target),
+					this.parameterNames.getParameterNames(method), args,
+					(delivery != null) ? delivery.variables() : Map.of());
 			return parsed.getValue(context);
 		}
 		catch (ParseException | EvaluationException ex) {

@@ -66,6 +66,19 @@ class SpelKeyResolverTests {
 	}
 
 	@Test
+	void variableAssignedInTheExpressionIsVisibleAfterwards() {
+		assertThat(resolve("(#id = #msg.orderId) + '/' + #id", "onOrder", new OrderPlaced("order-7", 1)))
+			.isEqualTo("order-7/order-7");
+	}
+
+	@Test
+	void unknownVariableIsNullAndRejected() {
+		assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
+			.isThrownBy(() -> resolve("#p7", "onOrder", new OrderPlaced("order-1", 10)))
+			.withMessageContaining("resolved to null");
+	}
+
+	@Test
 	void nonStringKeysAreConvertedWithToString() {
 		UUID id = UUID.randomUUID();
 		assertThat(resolve("#p0", "onAny", 42L)).isEqualTo("42");
