@@ -241,6 +241,30 @@ final class ChildConsumer {
 	}
 
 	/**
+	 * Arms a fault point to stop the child at the point's {@code at}-th pass, feeds orders with
+	 * {@code send} and, while the child has not got there, with {@code sendMore}.
+	 * @return the child's line from the point
+	 * @throws AssertionError if the child does not arm the point or never reaches it
+	 */
+	String stopAt(FaultPoints.Point point, int at, Runnable send, Runnable sendMore) {
+		int mark = lineCount();
+		String label = point.name().toLowerCase().replace('_', '-');
+		command("arm " + label + " " + at);
+		if (awaitLine(mark, (line) -> line.startsWith("ARMED"), Duration.ofSeconds(30)) == null) {
+			throw new AssertionError(this + " did not arm " + label);
+		}
+		send.run();
+		for (int attempt = 0; attempt < 12; attempt++) {
+			String line = awaitLine(mark, (l) -> l.startsWith("POINT " + label), Duration.ofSeconds(15));
+			if (line != null) {
+				return line;
+			}
+			sendMore.run();
+		}
+		throw new AssertionError(this + " never reached " + label);
+	}
+
+	/**
 	 * Sends SIGKILL: {@link ProcessHandle#destroyForcibly()} is {@code kill(pid, SIGKILL)} on Linux;
 	 * the exit status, 137, proves it. (Through the {@code ProcessHandle}, not the {@code Process}:
 	 * {@code Process.destroy*} also closes our ends of the child's pipes, losing its last lines.)

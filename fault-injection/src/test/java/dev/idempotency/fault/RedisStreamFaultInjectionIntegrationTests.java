@@ -24,7 +24,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -388,22 +387,7 @@ class RedisStreamFaultInjectionIntegrationTests {
 
 	/** Arms the point in the child, feeds it orders until it stops there, returns the point's line. */
 	private String stopAt(ChildConsumer child, FaultPoints.Point point, int batch) {
-		int mark = child.lineCount();
-		int at = 1 + this.random.nextInt(25);
-		String label = point.name().toLowerCase().replace('_', '-');
-		child.command("arm " + label + " " + at);
-		assertThat(child.awaitLine(mark, (line) -> line.startsWith("ARMED"), Duration.ofSeconds(30)))
-			.as("%s armed", child)
-			.isNotNull();
-		sendNext(batch);
-		for (int attempt = 0; attempt < 12; attempt++) {
-			String line = child.awaitLine(mark, (l) -> l.startsWith("POINT " + label), Duration.ofSeconds(15));
-			if (line != null) {
-				return line;
-			}
-			sendMore(batch);
-		}
-		return fail("%s never reached %s", child, label);
+		return child.stopAt(point, 1 + this.random.nextInt(25), () -> sendNext(batch), () -> sendMore(batch));
 	}
 
 	private void killAtRandom(String slot, int batch) {
