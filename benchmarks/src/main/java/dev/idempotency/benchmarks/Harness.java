@@ -1,7 +1,9 @@
 package dev.idempotency.benchmarks;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +16,12 @@ import java.util.Map;
  * Small helpers shared by the end-to-end harnesses ({@link StreamBench}, {@link OutboxBench}): option
  * parsing, medians and percentiles, the load average, the machine line of a report.
  */
+
+import org.springframework.core.io.ByteArrayResource;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+
 final class Harness {
 
 	private Harness() {
@@ -110,6 +118,22 @@ final class Harness {
 			return "—";
 		}
 		return (value >= 100) ? String.format("%,.0f", value) : String.format("%.2f", value);
+	}
+
+	/**
+	 * Runs one of the starter's schema scripts with its table renamed, so that a harness gets its
+	 * own copy of the shipped table (same columns, keys and indexes) instead of writing it again.
+	 */
+	static void createFromShippedSchema(JdbcTemplate jdbc, String script, String table, String renamedTo) {
+		try {
+			String sql = new ClassPathResource(script).getContentAsString(StandardCharsets.UTF_8)
+				.replace(table, renamedTo);
+			new ResourceDatabasePopulator(new ByteArrayResource(sql.getBytes(StandardCharsets.UTF_8)))
+				.execute(jdbc.getDataSource());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 }

@@ -42,7 +42,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -157,15 +156,8 @@ public final class OutboxBench {
 	}
 
 	private void createTables() throws Exception {
-		String schema = new ClassPathResource("dev/idempotency/outbox/schema-postgresql.sql")
-			.getContentAsString(StandardCharsets.UTF_8)
-			.replace("idempotency_outbox", TABLE);
-		for (String statement : schema.split(";")) {
-			String sql = statement.lines().filter((line) -> !line.trim().startsWith("--")).reduce("", (a, b) -> a + "\n" + b);
-			if (!sql.isBlank()) {
-				this.adminJdbc.execute(sql);
-			}
-		}
+		Harness.createFromShippedSchema(this.adminJdbc, "dev/idempotency/outbox/schema-postgresql.sql",
+				"idempotency_outbox", TABLE);
 		this.adminJdbc.execute("CREATE TABLE IF NOT EXISTS bench_outbox_account (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
 		this.adminJdbc.execute("""
 				CREATE TABLE IF NOT EXISTS bench_outbox_ledger (

@@ -87,16 +87,7 @@ public final class StreamBench {
 				msg_key VARCHAR(200) NOT NULL,
 				account_id INT NOT NULL,
 				amount BIGINT NOT NULL
-			)""", """
-			CREATE TABLE IF NOT EXISTS bench_stream_record (
-				namespace VARCHAR(200) NOT NULL,
-				idempotency_key VARCHAR(200) NOT NULL,
-				status VARCHAR(16) NOT NULL,
-				lease_until TIMESTAMP WITH TIME ZONE,
-				created_at TIMESTAMP WITH TIME ZONE NOT NULL,
-				expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
-				CONSTRAINT bench_stream_record_pk PRIMARY KEY (namespace, idempotency_key)
-			)""", "CREATE INDEX IF NOT EXISTS bench_stream_record_expires_at_idx ON bench_stream_record (expires_at)" };
+			)""" };
 
 	private final String runId = UUID.randomUUID().toString().substring(0, 8);
 
@@ -167,6 +158,8 @@ public final class StreamBench {
 		for (String ddl : DDL) {
 			this.adminJdbc.execute(ddl);
 		}
+		Harness.createFromShippedSchema(this.adminJdbc, "dev/idempotency/store/jdbc/schema-postgresql.sql",
+				"idempotency_record", DEDUP_TABLE);
 		Integer accounts = this.adminJdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
 		if (accounts == null || accounts != ACCOUNTS) {
 			this.adminJdbc.execute("TRUNCATE bench_stream_account");
