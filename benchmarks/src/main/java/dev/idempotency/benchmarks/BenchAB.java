@@ -49,10 +49,8 @@ public final class BenchAB {
 				}
 				double wallA = median(resultsA, 0);
 				double wallB = median(resultsB, 0);
-				System.out.printf("%s on %s: median %.1f µs/msg wall, %.1f µs/msg client CPU%n", nameA, database.id(),
-						wallA, median(resultsA, 1));
-				System.out.printf("%s on %s: median %.1f µs/msg wall, %.1f µs/msg client CPU%n", nameB, database.id(),
-						wallB, median(resultsB, 1));
+				print(nameA, database, wallA, resultsA);
+				print(nameB, database, wallB, resultsB);
 				List<Double> ratios = new ArrayList<>();
 				for (int i = 0; i < blocks; i++) {
 					ratios.add(resultsB.get(i)[0] / resultsA.get(i)[0]);
@@ -66,23 +64,55 @@ public final class BenchAB {
 
 	private static int threads = 1;
 
+	/**
+	 * Prints the median wall time, and the client and whole-machine CPU time per message as sums over
+	 * all blocks (the CPU clocks tick in 10 ms steps, too coarse for a per-block median).
+	 */
+	private static void print(String name, Database database, double wall, List<double[]> results) {
+		double client = results.stream().mapToDouble((r) -> r[1]).sum() / results.size();
+		double machine = results.stream().mapToDouble((r) -> r[2]).sum() / results.size();
+		double busy = machine / (wall * Runtime.getRuntime().availableProcessors());
+		System.out.printf("%s on %s: median %.1f µs/msg wall, mean %.1f µs/msg client CPU, mean %.1f µs/msg machine "
+				+ "CPU (client + database + rest), machine %.0f%% busy%n", name, database.id(), wall, client, machine,
+				busy * 100);
+	}
+
+	/** Busy CPU time of the whole machine in µs, from {@code /proc/stat} (0 where there is none). */
+	private static double machineBusyMicros() {
+		try {
+			String[] fields = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0).trim()
+				.split("\\s+");
+			long busy = 0;
+			for (int i = 1; i < fields.length; i++) {
+				busy += (i == 4 || i == 5) ? 0 : Long.parseLong(fields[i]); // 4 idle, 5 iowait
+			}
+			return busy * 10_000.0; // USER_HZ = 100
+		}
+		catch (java.io.IOException | RuntimeException ex) {
+			return 0;
+		}
+	}
+
 	private static double[] block(Bench bench, Variant variant, int size, ThreadMXBean cpu) {
 		if (threads > 1) {
 			return parallelBlock(bench, variant, size);
 		}
 		long cpuStarted = cpu.getCurrentThreadCpuTime();
+		double machineStarted = machineBusyMicros();
 		long started = System.nanoTime();
 		for (int i = 0; i < size; i++) {
 			bench.deliver(variant);
 		}
 		return new double[] { (System.nanoTime() - started) / 1000.0 / size,
-				(cpu.getCurrentThreadCpuTime() - cpuStarted) / 1000.0 / size };
+				(cpu.getCurrentThreadCpuTime() - cpuStarted) / 1000.0 / size,
+				(machineBusyMicros() - machineStarted) / size };
 	}
 
 	private static double[] parallelBlock(Bench bench, Variant variant, int size) {
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
 		long cpuStarted = os.getProcessCpuTime();
+		double machineStarted = machineBusyMicros();
 		long started = System.nanoTime();
 		List<Thread> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
@@ -105,7 +135,8 @@ public final class BenchAB {
 		}
 		int delivered = (size / threads) * threads;
 		return new double[] { (System.nanoTime() - started) / 1000.0 / delivered,
-				(os.getProcessCpuTime() - cpuStarted) / 1000.0 / delivered };
+				(os.getProcessCpuTime() - cpuStarted) / 1000.0 / delivered,
+				(machineBusyMicros() - machineStarted) / delivered };
 	}
 
 	private static double median(List<double[]> results, int index) {

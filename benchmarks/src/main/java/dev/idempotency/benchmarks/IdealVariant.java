@@ -30,11 +30,23 @@ final class IdealVariant implements Variant {
 	private final String insert;
 
 	IdealVariant(Bench bench) {
+		this(bench, false);
+	}
+
+	/**
+	 * @param takeOverExpired on PostgreSQL, use the starter's statement, which also takes over an
+	 * expired record ({@code ON CONFLICT DO UPDATE ... WHERE expired}), instead of {@code DO NOTHING}
+	 */
+	IdealVariant(Bench bench, boolean takeOverExpired) {
 		this.jdbc = bench.jdbc();
 		this.transactions = bench.transactions();
 		this.database = bench.database();
 		this.insert = switch (this.database) {
-			case POSTGRESQL -> "INSERT INTO" + COLUMNS + " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+			case POSTGRESQL -> takeOverExpired ? "INSERT INTO idempotency_record AS r" + COLUMNS.substring(19)
+					+ " ON CONFLICT (namespace, idempotency_key) DO UPDATE SET status = EXCLUDED.status,"
+					+ " created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at"
+					+ " WHERE r.expires_at <= EXCLUDED.created_at"
+					: "INSERT INTO" + COLUMNS + " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
 			case MARIADB -> "INSERT IGNORE INTO" + COLUMNS;
 		};
 	}

@@ -44,6 +44,8 @@ public final class Variants {
 		DIAGNOSTIC.put("starter-jdbc-cached", (bench) -> new StarterVariant(bench,
 				Map.of("idempotency.store.type", "jdbc"), CachedStoreResolverConfiguration.class));
 		LABELS.put("starter-jdbc-cached", "3' @Idempotent, store resolved once (proposal)");
+		DIAGNOSTIC.put("ideal-takeover", (bench) -> new IdealVariant(bench, true));
+		LABELS.put("ideal-takeover", "2' variant 2 with the starter's PostgreSQL statement (takes over expired keys)");
 		redis("starter-redis", "R4 @Idempotent, starter Redis store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "redis")));
 	}

@@ -34,15 +34,32 @@ import org.springframework.jdbc.support.MetaDataAccessException;
 public enum JdbcIdempotencyDialect {
 
 	/**
-	 * {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE expired}: one statement inserts a new record or
-	 * takes over an expired one (1 row) and leaves a live one alone (0 rows), so a duplicate costs no
-	 * second round trip. Purge by {@code ctid} with {@code SKIP LOCKED}.
+	 * {@code INSERT ... SELECT ... WHERE NOT EXISTS (live record) ON CONFLICT DO UPDATE ... WHERE
+	 * expired}: one statement inserts a new record or takes over an expired one (1 row) and leaves a
+	 * live one alone (0 rows), so a duplicate costs no second round trip. Purge by {@code ctid} with
+	 * {@code SKIP LOCKED}.
 	 */
 	POSTGRESQL {
 
+		/*
+		 * The NOT EXISTS guard keeps a committed live duplicate away from DO UPDATE, which would lock
+		 * its row even when its WHERE is false: that gives the duplicate's transaction an xid, a WAL
+		 * record and a flushed commit where a skipped message otherwise writes nothing. The conflict
+		 * clause still decides every race the guard's snapshot cannot see (an uncommitted claim, a
+		 * concurrent takeover).
+		 */
 		@Override
 		String insertSql(String table) {
-			return INSERT.formatted(table + " AS r") + TAKE_OVER_EXPIRED;
+			return "INSERT INTO " + table + " AS r (namespace, idempotency_key, status, created_at, expires_at)"
+					+ " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM " + table + " live"
+					+ " WHERE live.namespace = ? AND live.idempotency_key = ? AND live.expires_at > ?)"
+					+ TAKE_OVER_EXPIRED;
+		}
+
+		@Override
+		int insertIfAbsent(JdbcTemplate jdbc, String sql, Object... args) {
+			// namespace, key, status, created-at, expires-at; then namespace, key, created-at for the guard
+			return jdbc.update(sql, args[0], args[1], args[2], args[3], args[4], args[0], args[1], args[3]);
 		}
 
 		@Override
@@ -173,7 +190,7 @@ public enum JdbcIdempotencyDialect {
 
 	/**
 	 * PostgreSQL's conflict clause: the live record is only locked (as {@code INSERT ... DO NOTHING}
-	 * would wait for it anyway), an expired one is overwritten in place. Keys in one statement are
+	 * would wait for an uncommitted one anyway), an expired one is overwritten in place. Keys in one statement are
 	 * distinct, as {@code DO UPDATE} requires.
 	 */
 	private static final String TAKE_OVER_EXPIRED = " ON CONFLICT (namespace, idempotency_key) DO UPDATE SET"

@@ -87,6 +87,14 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 		return this.store;
 	}
 
+	protected JdbcTemplate jdbc() {
+		return this.jdbc;
+	}
+
+	protected TransactionTemplate transactions() {
+		return this.transactions;
+	}
+
 	@Override
 	protected ClaimResult claimAndSucceed(IdempotencyKey key, Duration retention) {
 		return this.transactions.execute((status) -> this.store.claim(key, LEASE, retention));
