@@ -25,6 +25,11 @@
 #                                            Kafka broker against plain KafkaTemplate sends, and commit-to-ack latency
 #                                            (~3 min). Options: --rows N --rounds N --warmup N --poll-interval D
 #                                            --latency-poll-intervals 500ms,50ms --rate N --seconds N
+#   scripts/bench.sh --suite kafka           @KafkaListener + @Idempotent msgs/s, record and batch listeners, on PostgreSQL
+#                                            and an in-process Kafka broker, against the same listeners with the
+#                                            hand-written insert-or-ignore, with 1 and 4 consumers (~4 min).
+#                                            Options: --messages N --rounds N --warmup N --concurrency 1,4
+#                                            --variants hand-record,starter-record,hand-batch,starter-batch
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -52,7 +57,8 @@ if [[ "${1:-}" == --suite ]]; then
 		jmh) ;;
 		streams) main=dev.idempotency.benchmarks.StreamBench ;;
 		outbox) main=dev.idempotency.benchmarks.OutboxBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams or outbox" >&2; exit 2 ;;
+		kafka) main=dev.idempotency.benchmarks.KafkaBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox or kafka" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2

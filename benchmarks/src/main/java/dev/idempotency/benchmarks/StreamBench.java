@@ -69,26 +69,6 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public final class StreamBench {
 
-	static final int ACCOUNTS = 1000;
-
-	static final String CREDIT = "UPDATE bench_stream_account SET balance = balance + ? WHERE id = ?";
-
-	static final String LEDGER = "INSERT INTO bench_stream_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)";
-
-	static final String DEDUP_TABLE = "bench_stream_record";
-
-	private static final String[] DDL = { """
-			CREATE TABLE IF NOT EXISTS bench_stream_account (
-				id INT PRIMARY KEY,
-				balance BIGINT NOT NULL
-			)""", """
-			CREATE TABLE IF NOT EXISTS bench_stream_ledger (
-				id BIGSERIAL PRIMARY KEY,
-				msg_key VARCHAR(200) NOT NULL,
-				account_id INT NOT NULL,
-				amount BIGINT NOT NULL
-			)""" };
-
 	private final String runId = UUID.randomUUID().toString().substring(0, 8);
 
 	private final int messages;
@@ -131,10 +111,10 @@ public final class StreamBench {
 		String loadAtStart = Harness.loadAverage();
 		Instant started = Instant.now();
 		StreamBench bench = new StreamBench(messages, batch);
-		List<Row> rows = new ArrayList<>();
+		List<InterleavedRounds.Row> rows = new ArrayList<>();
 		List<String> verdicts = new ArrayList<>();
 		try {
-			bench.createTables();
+			LedgerTables.create(bench.adminJdbc);
 			for (int concurrency : concurrencies) {
 				rows.addAll(bench.measure(variants, concurrency, warmup, rounds, verdicts));
 			}
@@ -154,55 +134,15 @@ public final class StreamBench {
 		System.out.println("Report: " + file);
 	}
 
-	private void createTables() {
-		for (String ddl : DDL) {
-			this.adminJdbc.execute(ddl);
-		}
-		Harness.createFromShippedSchema(this.adminJdbc, "dev/idempotency/store/jdbc/schema-postgresql.sql",
-				"idempotency_record", DEDUP_TABLE);
-		Integer accounts = this.adminJdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
-		if (accounts == null || accounts != ACCOUNTS) {
-			this.adminJdbc.execute("TRUNCATE bench_stream_account");
-			this.adminJdbc.update("INSERT INTO bench_stream_account (id, balance) SELECT g, 0 FROM generate_series(0, ?) g",
-					ACCOUNTS - 1);
-		}
-	}
-
-	private List<Row> measure(List<String> names, int concurrency, int warmup, int rounds, List<String> verdicts) {
+	private List<InterleavedRounds.Row> measure(List<String> names, int concurrency, int warmup, int rounds,
+			List<String> verdicts) throws Exception {
 		List<Variant> variants = new ArrayList<>();
 		try {
 			for (String name : names) {
 				variants.add(create(name, concurrency));
 			}
-			Map<Variant, List<Double>> rates = new LinkedHashMap<>();
-			Map<Variant, List<String>> failures = new LinkedHashMap<>();
-			variants.forEach((variant) -> {
-				rates.put(variant, new ArrayList<>());
-				failures.put(variant, new ArrayList<>());
-			});
-			for (int round = 0; round < warmup + rounds; round++) {
-				for (int i = 0; i < variants.size(); i++) {
-					Variant variant = variants.get((i + round) % variants.size());
-					boolean measured = round >= warmup;
-					Result result = runRound(variant, concurrency, round);
-					String line = String.format("%s c=%d round %d%s: %,.0f msgs/s in %.2f s, load %s — %s", variant.name,
-							concurrency, round, measured ? "" : " (warm-up)", result.rate(), result.seconds(),
-							Harness.loadAverage(), result.verdict());
-					System.out.println(line);
-					if (measured) {
-						rates.get(variant).add(result.rate());
-						verdicts.add(line);
-						if (!result.verdict().startsWith("OK")) {
-							failures.get(variant).add(result.verdict());
-						}
-					}
-				}
-			}
-			List<Row> rows = new ArrayList<>();
-			for (Variant variant : variants) {
-				rows.add(new Row(variant.name, concurrency, rates.get(variant), failures.get(variant)));
-			}
-			return rows;
+			return InterleavedRounds.run(variants, (variant) -> variant.name, concurrency, warmup, rounds,
+					(variant, round) -> runRound(variant, concurrency, round), verdicts);
 		}
 		finally {
 			for (Variant variant : variants) {
@@ -229,15 +169,13 @@ public final class StreamBench {
 		};
 	}
 
-	private Result runRound(Variant variant, int concurrency, int round) {
+	private InterleavedRounds.Result runRound(Variant variant, int concurrency, int round) {
 		RedisCommands<String, String> redis = this.connection.sync();
 		// Reset (not timed).
 		redis.del(variant.stream, variant.stream + ".dlq");
-		this.adminJdbc.execute("TRUNCATE bench_stream_ledger");
-		this.adminJdbc.execute("TRUNCATE " + DEDUP_TABLE);
-		this.adminJdbc.update("UPDATE bench_stream_account SET balance = 0 WHERE balance <> 0");
+		LedgerTables.reset(this.adminJdbc);
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name + "-c" + concurrency + "-r" + round,
-				ACCOUNTS);
+				LedgerTables.ACCOUNTS);
 		String lastId = fill(variant.stream, source);
 		redis.xgroupCreate(XReadArgs.StreamOffset.from(variant.stream, "0-0"), variant.group);
 		// Timed: from the start of the consumers until the last entry is read and nothing is pending.
@@ -254,7 +192,7 @@ public final class StreamBench {
 		double seconds = elapsed / 1e9;
 		String verdict = done ? verify(redis, variant, source) : "WRONG — not finished within 2 minutes; "
 				+ verify(redis, variant, source);
-		return new Result(this.messages / seconds, seconds, verdict);
+		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict);
 	}
 
 	private String fill(String stream, MessageStream source) {
@@ -297,32 +235,9 @@ public final class StreamBench {
 	}
 
 	private String verify(RedisCommands<String, String> redis, Variant variant, MessageStream source) {
-		MessageStream.Expected expected = source.expected(ACCOUNTS, !variant.dedups);
-		List<String> problems = new ArrayList<>();
-		long ledger = this.adminJdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_ledger", Long.class);
-		if (ledger != expected.unique()) {
-			problems.add("ledger rows " + ledger + " != expected " + expected.unique());
-		}
-		if (variant.dedups) {
-			long twice = this.adminJdbc.queryForObject(
-					"SELECT COUNT(*) FROM (SELECT msg_key FROM bench_stream_ledger GROUP BY msg_key HAVING COUNT(*) > 1) t",
-					Long.class);
-			if (twice > 0) {
-				problems.add(twice + " keys applied more than once");
-			}
-		}
-		long[] balances = new long[ACCOUNTS];
-		this.adminJdbc.query("SELECT id, balance FROM bench_stream_account",
-				(org.springframework.jdbc.core.RowCallbackHandler) (rs) -> balances[rs.getInt(1)] = rs.getLong(2));
-		int wrong = 0;
-		for (int i = 0; i < ACCOUNTS; i++) {
-			if (balances[i] != expected.balances()[i]) {
-				wrong++;
-			}
-		}
-		if (wrong > 0) {
-			problems.add(wrong + " account balances wrong");
-		}
+		MessageStream.Expected expected = source.expected(LedgerTables.ACCOUNTS, !variant.dedups);
+		List<String> problems = LedgerTables.problems(this.adminJdbc, expected, variant.dedups);
+		long ledger = LedgerTables.ledgerRows(this.adminJdbc);
 		long pending = redis.xpending(variant.stream, variant.group).getCount();
 		if (pending != 0) {
 			problems.add(pending + " entries still pending");
@@ -350,14 +265,7 @@ public final class StreamBench {
 		this.admin.close();
 	}
 
-	static void apply(JdbcTemplate jdbc, String key, int account, long amount) {
-		if (jdbc.update(CREDIT, amount, account) != 1) {
-			throw new IllegalStateException("No account " + account);
-		}
-		jdbc.update(LEDGER, key, account, amount);
-	}
-
-	private static String report(List<Row> rows, List<String> verdicts, int messages, int rounds, int warmup, int batch,
+	private static String report(List<InterleavedRounds.Row> rows, List<String> verdicts, int messages, int rounds, int warmup, int batch,
 			String loadAtStart, Instant started, String command) {
 		StringBuilder out = new StringBuilder();
 		out.append("Run finished ").append(LocalDateTime.now().withNano(0)).append(" (started ")
@@ -368,34 +276,12 @@ public final class StreamBench {
 			.append("; load average at start ").append(loadAtStart).append(", at the end ")
 			.append(Harness.loadAverage()).append("; PostgreSQL: ").append(Database.POSTGRESQL.serverVersion())
 			.append("\n\n");
-		out.append("| variant | consumers | msgs/s (median) | rounds min–max | ratio to hand-ideal | correctness |\n");
-		out.append("|---|---|---|---|---|---|\n");
-		for (Row row : rows) {
-			double baseline = rows.stream()
-				.filter((other) -> other.variant.equals("hand-ideal") && other.concurrency == row.concurrency)
-				.mapToDouble((other) -> Harness.median(other.rates))
-				.findFirst()
-				.orElse(Double.NaN);
-			double median = Harness.median(row.rates);
-			out.append("| ").append(row.variant).append(" | ").append(row.concurrency).append(" | ")
-				.append(Harness.fmt(median)).append(" | ")
-				.append(Harness.fmt(row.rates.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN)))
-				.append("–")
-				.append(Harness.fmt(row.rates.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)))
-				.append(" | ").append(String.format("%.2f", median / baseline)).append(" | ")
-				.append(row.failures.isEmpty() ? "OK" : "**WRONG** (" + row.failures.size() + " rounds)")
-				.append(" |\n");
-		}
-		out.append("\nRounds:\n\n");
-		verdicts.forEach((line) -> out.append("- ").append(line).append('\n'));
+		out.append(InterleavedRounds.table(rows, "ratio to hand-ideal",
+				(variant) -> "hand-ideal", verdicts));
 		return out.toString();
 	}
 
-	private record Result(double rate, double seconds, String verdict) {
-	}
 
-	private record Row(String variant, int concurrency, List<Double> rates, List<String> failures) {
-	}
 
 	/** One way of consuming the stream. */
 	private abstract static class Variant implements AutoCloseable {
@@ -436,7 +322,7 @@ public final class StreamBench {
 
 		private final TransactionTemplate transactions;
 
-		private final String insert = "INSERT INTO " + DEDUP_TABLE
+		private final String insert = "INSERT INTO " + LedgerTables.DEDUP_TABLE
 				+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
 				+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
 
@@ -492,7 +378,7 @@ public final class StreamBench {
 									return;
 								}
 							}
-							apply(this.jdbc, key, account, amount);
+							LedgerTables.apply(this.jdbc, key, account, amount);
 						});
 						redis.xack(this.stream, this.group, entry.getId());
 					}
@@ -551,7 +437,7 @@ public final class StreamBench {
 			properties.put("idempotency.store.type", storeType);
 			properties.put("idempotency.retention", "1h");
 			properties.put("idempotency.redis.key-prefix", "bench:stream:" + StreamBench.this.runId + ":idem:");
-			properties.put("idempotency.jdbc.table-name", DEDUP_TABLE);
+			properties.put("idempotency.jdbc.table-name", LedgerTables.DEDUP_TABLE);
 			properties.put("idempotency.jdbc.initialize-schema", "never");
 			properties.put("idempotency.jdbc.purge.enabled", "false");
 			properties.put("idempotency.redis.stream.concurrency", concurrency);
@@ -606,7 +492,7 @@ public final class StreamBench {
 		@Idempotent(key = "#headers['key']")
 		public void onEntry(MapRecord<String, String, String> record) {
 			Map<String, String> body = record.getValue();
-			apply(this.jdbc, body.get("key"), Integer.parseInt(body.get("account")), Long.parseLong(body.get("amount")));
+			LedgerTables.apply(this.jdbc, body.get("key"), Integer.parseInt(body.get("account")), Long.parseLong(body.get("amount")));
 		}
 
 	}
