@@ -27,7 +27,7 @@
 #                                            --latency-poll-intervals 500ms,50ms --rate N --seconds N
 #   scripts/bench.sh --suite kafka           @KafkaListener + @Idempotent msgs/s, record and batch listeners, on PostgreSQL
 #                                            and an in-process Kafka broker, against the same listeners with the
-#                                            hand-written insert-or-ignore, with 1 and 4 consumers (~4 min).
+#                                            hand-written insert-or-ignore, with 1 and 4 consumers (~5 min).
 #                                            Options: --messages N --rounds N --warmup N --concurrency 1,4
 #                                            --variants hand-record,starter-record,hand-batch,starter-batch
 #   (--suite jmh, the default, is the JMH run above.)

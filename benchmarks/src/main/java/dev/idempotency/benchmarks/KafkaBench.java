@@ -67,7 +67,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code starter-batch} ({@code @Idempotent(key = "#element.key()")} on the batch listener). The
  * hand variants run with {@code idempotency.enabled=false}, as an application without the starter.
  * <p>
- * {@code java -cp ... dev.idempotency.benchmarks.KafkaBench [--messages 10000] [--rounds 5] [--warmup 1]
+ * {@code java -cp ... dev.idempotency.benchmarks.KafkaBench [--messages 10000] [--rounds 5] [--warmup 3]
  * [--concurrency 1,4] [--variants hand-record,starter-record,hand-batch,starter-batch]}; normally
  * through {@code scripts/bench.sh --suite kafka}.
  */
@@ -108,7 +108,7 @@ public final class KafkaBench {
 		Map<String, String> options = Harness.options(args);
 		int messages = Integer.parseInt(options.getOrDefault("messages", "10000"));
 		int rounds = Integer.parseInt(options.getOrDefault("rounds", "5"));
-		int warmup = Integer.parseInt(options.getOrDefault("warmup", "1"));
+		int warmup = Integer.parseInt(options.getOrDefault("warmup", "3"));
 		List<Integer> concurrencies = Harness.list(options.getOrDefault("concurrency", "1,4"))
 			.stream()
 			.map(Integer::valueOf)

@@ -41,8 +41,9 @@ import static org.awaitility.Awaitility.await;
  * balance as sent), and none is missing;</li>
  * <li>every poison entry, and nothing else, is in {@code <stream>.dlq};</li>
  * <li>the group's pending entries list is empty and its last-delivered id is the stream's last;</li>
- * <li>the entries killed consumers with new names left pending were claimed: the claims journaled
- * (the {@code idempotency.stream.reclaimed} notifications) are at least as many;</li>
+ * <li>the entries killed consumers with new names left pending were claimed: the PEL is empty at the
+ * end, and claims were journaled (the {@code idempotency.stream.reclaimed} notifications; usually at
+ * least as many, but a claimer killed between XAUTOCLAIM and its journal line leaves no record);</li>
  * <li>the accounting closes, from the journals (see {@link Accounting}).</li>
  * </ul>
  * Run in two modes: {@link Mode#TRANSACTIONAL} (the JDBC store, XACK after commit), where no order may
@@ -487,7 +488,7 @@ class RedisStreamFaultInjectionIntegrationTests {
 				&& accounting.closes()
 				&& accounting.count("processed") + accounting.inFlightCommitted == uniqueOrders + extraRows
 				&& deadLetters.keySet().equals(this.poisonNames) && caughtUp
-				&& accounting.claimed >= this.leftPendingRenamed;
+				&& (this.leftPendingRenamed == 0 || accounting.claimed > 0);
 
 		FaultReport report = new FaultReport("Redis Stream fault-injection run " + this.runId + " (" + this.mode + ", "
 				+ (this.soak ? "soak" : "short") + " mode)");
@@ -547,8 +548,14 @@ class RedisStreamFaultInjectionIntegrationTests {
 		assertThat(accounting.count("duplicate")).as("duplicates >= producer duplicates (+ after-commit kills, transactional)")
 			.isGreaterThanOrEqualTo(minDuplicates);
 		assertThat(accounting.count("rejected")).as("rejected >= poison without a key").isGreaterThanOrEqualTo(this.poisonPerKind);
-		assertThat(accounting.claimed).as("claimed >= entries left pending by consumers never seen again")
-			.isGreaterThanOrEqualTo(this.leftPendingRenamed);
+		// Only a claim can empty the PEL of a consumer never seen again, and the PEL is empty at the
+		// end (asserted above). The journaled claims can still fall short of the entries left: a
+		// claimer SIGKILLed between XAUTOCLAIM and its journal line moved entries without a record.
+		if (this.leftPendingRenamed > 0) {
+			assertThat(accounting.claimed).as("claims journaled, with %d entries left by consumers never seen again",
+					this.leftPendingRenamed)
+				.isPositive();
+		}
 		assertThat(totalKills).as("kills").isGreaterThanOrEqualTo(this.kills);
 	}
 
