@@ -6,6 +6,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -134,6 +136,22 @@ final class Harness {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * Prints a harness's Markdown report and writes it to
+	 * {@code benchmarks/target/bench-results/<prefix>-<timestamp>.md}.
+	 */
+	static void publish(String prefix, String report) throws IOException {
+		System.out.println();
+		System.out.println(report);
+		Path dir = Path.of("benchmarks/target/bench-results");
+		Files.createDirectories(dir);
+		Path file = dir.resolve(prefix + "-"
+				+ DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").format(LocalDateTime.now())
+				+ ".md");
+		Files.writeString(file, report);
+		System.out.println("Report: " + file);
 	}
 
 }

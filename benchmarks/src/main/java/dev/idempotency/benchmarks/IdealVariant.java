@@ -34,7 +34,7 @@ final class IdealVariant implements Variant {
 	}
 
 	/**
-	 * @param takeOverExpired on PostgreSQL, use the starter's statement, which also takes over an
+	 * @param takeOverExpired on PostgreSQL, use the starter's statement before its NOT EXISTS guard, which also takes over an
 	 * expired record ({@code ON CONFLICT DO UPDATE ... WHERE expired}), instead of {@code DO NOTHING}
 	 */
 	IdealVariant(Bench bench, boolean takeOverExpired) {
@@ -42,7 +42,8 @@ final class IdealVariant implements Variant {
 		this.transactions = bench.transactions();
 		this.database = bench.database();
 		this.insert = switch (this.database) {
-			case POSTGRESQL -> takeOverExpired ? "INSERT INTO idempotency_record AS r" + COLUMNS.substring(19)
+			case POSTGRESQL -> takeOverExpired ? "INSERT INTO idempotency_record AS r (namespace, idempotency_key,"
+					+ " status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
 					+ " ON CONFLICT (namespace, idempotency_key) DO UPDATE SET status = EXCLUDED.status,"
 					+ " created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at"
 					+ " WHERE r.expires_at <= EXCLUDED.created_at"

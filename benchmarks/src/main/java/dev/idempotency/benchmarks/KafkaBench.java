@@ -1,13 +1,10 @@
 package dev.idempotency.benchmarks;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -131,14 +128,7 @@ public final class KafkaBench {
 		}
 		String report = report(rows, verdicts, messages, rounds, warmup, loadAtStart, started,
 				System.getProperty("bench.command", "KafkaBench " + String.join(" ", args)));
-		System.out.println();
-		System.out.println(report);
-		Path dir = Path.of("benchmarks/target/bench-results");
-		Files.createDirectories(dir);
-		Path file = dir.resolve("kafka-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-			.format(LocalDateTime.now()) + ".md");
-		Files.writeString(file, report);
-		System.out.println("Report: " + file);
+		Harness.publish("kafka", report);
 	}
 
 	private List<InterleavedRounds.Row> measure(List<String> names, int concurrency, int warmup, int rounds, List<String> verdicts)
@@ -369,10 +359,6 @@ public final class KafkaBench {
 	/** Record baseline: the transaction, the insert-or-ignore and the business writes by hand. */
 	public static class HandRecordListener {
 
-		private static final String INSERT = "INSERT INTO " + LedgerTables.DEDUP_TABLE
-				+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
-				+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
-
 		private final JdbcTemplate jdbc;
 
 		private final TransactionTemplate transactions;
@@ -386,7 +372,7 @@ public final class KafkaBench {
 		public void onRecord(ConsumerRecord<String, String> rec) {
 			this.transactions.executeWithoutResult((status) -> {
 				Instant now = Instant.now();
-				if (this.jdbc.update(INSERT, "hand", rec.key(), "COMPLETED", utc(now),
+				if (this.jdbc.update(LedgerTables.INSERT_OR_IGNORE, "hand", rec.key(), "COMPLETED", utc(now),
 						utc(now.plus(Duration.ofHours(1)))) == 1) {
 					apply(this.jdbc, rec);
 				}

@@ -17,6 +17,14 @@ final class LedgerTables {
 
 	static final String DEDUP_TABLE = "bench_stream_record";
 
+	/**
+	 * The hand-written dedup of the baselines, variant 2's statement: insert the key unless present.
+	 * Parameters: namespace, key, status, created-at, expires-at.
+	 */
+	static final String INSERT_OR_IGNORE = "INSERT INTO " + DEDUP_TABLE
+			+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
+			+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+
 	private static final String CREDIT = "UPDATE bench_stream_account SET balance = balance + ? WHERE id = ?";
 
 	private static final String LEDGER = "INSERT INTO bench_stream_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)";

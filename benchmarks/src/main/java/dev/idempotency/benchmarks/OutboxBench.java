@@ -1,13 +1,10 @@
 package dev.idempotency.benchmarks;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -144,14 +141,7 @@ public final class OutboxBench {
 			.append(Database.POSTGRESQL.serverVersion()).append("; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker")
 			.append("\n\n").append(tables).append("\nRounds:\n\n");
 		lines.forEach((line) -> report.append("- ").append(line).append('\n'));
-		System.out.println();
-		System.out.println(report);
-		Path dir = Path.of("benchmarks/target/bench-results");
-		Files.createDirectories(dir);
-		Path file = dir.resolve("outbox-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-			.format(LocalDateTime.now()) + ".md");
-		Files.writeString(file, report.toString());
-		System.out.println("Report: " + file);
+		Harness.publish("outbox", report.toString());
 		System.exit(0);
 	}
 

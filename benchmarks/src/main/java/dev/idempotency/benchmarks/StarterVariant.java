@@ -29,7 +29,7 @@ final class StarterVariant implements Variant {
 
 	private final Listener listener;
 
-	StarterVariant(Bench bench, Map<String, Object> storeProperties, Class<?>... extraConfiguration) {
+	StarterVariant(Bench bench, Map<String, Object> storeProperties) {
 		Map<String, Object> properties = new LinkedHashMap<>(bench.database().springProperties(
 				Bench.poolSize(bench.threads())));
 		properties.put("spring.data.redis.host", RedisConnections.host());
@@ -39,7 +39,7 @@ final class StarterVariant implements Variant {
 		properties.put("spring.main.banner-mode", "off");
 		properties.put("logging.level.root", "warn");
 		properties.putAll(storeProperties);
-		this.context = new SpringApplicationBuilder(App.class).sources(extraConfiguration)
+		this.context = new SpringApplicationBuilder(App.class)
 			.web(WebApplicationType.NONE)
 			.properties(properties)
 			.logStartupInfo(false)

@@ -1,13 +1,10 @@
 package dev.idempotency.benchmarks;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,7 +23,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.StreamMessage;
-import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -124,14 +120,7 @@ public final class StreamBench {
 		}
 		String report = report(rows, verdicts, messages, rounds, warmup, batch, loadAtStart, started,
 				System.getProperty("bench.command", "StreamBench " + String.join(" ", args)));
-		System.out.println();
-		System.out.println(report);
-		Path dir = Path.of("benchmarks/target/bench-results");
-		Files.createDirectories(dir);
-		Path file = dir.resolve("streams-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
-			.format(LocalDateTime.now()) + ".md");
-		Files.writeString(file, report);
-		System.out.println("Report: " + file);
+		Harness.publish("streams", report);
 	}
 
 	private List<InterleavedRounds.Row> measure(List<String> names, int concurrency, int warmup, int rounds,
@@ -322,10 +311,6 @@ public final class StreamBench {
 
 		private final TransactionTemplate transactions;
 
-		private final String insert = "INSERT INTO " + LedgerTables.DEDUP_TABLE
-				+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
-				+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
-
 		private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 
 		private final List<Thread> threads = new ArrayList<>();
@@ -372,7 +357,7 @@ public final class StreamBench {
 						this.transactions.executeWithoutResult((status) -> {
 							if (this.dedups) {
 								Instant now = Instant.now();
-								if (this.jdbc.update(this.insert, this.group, key, "COMPLETED",
+								if (this.jdbc.update(LedgerTables.INSERT_OR_IGNORE, this.group, key, "COMPLETED",
 										OffsetDateTime.ofInstant(now, ZoneOffset.UTC),
 										OffsetDateTime.ofInstant(now.plus(Duration.ofDays(7)), ZoneOffset.UTC)) == 0) {
 									return;
