@@ -36,9 +36,11 @@ public @interface Idempotent {
 	String key() default "";
 
 	/**
-	 * Logical consumer the key belongs to. Empty means the listener's group id, else
-	 * {@code SimpleClassName#method}. Set it explicitly in production: renaming a class must not
-	 * change which keys count as seen.
+	 * Logical consumer the key belongs to. Empty means one that identifies this method: the
+	 * listener's group id and {@code SimpleClassName#method} ({@code points:PointsListener#onOrder}),
+	 * or {@code SimpleClassName#method} alone outside a listener, so two methods never share keys by
+	 * accident. Set it explicitly in production: renaming a class or method must not change which
+	 * keys count as seen. Two methods share keys only when they name the same namespace.
 	 * @return the namespace
 	 */
 	String namespace() default "";
@@ -49,6 +51,16 @@ public @interface Idempotent {
 	 * @return the retention
 	 */
 	String retention() default "";
+
+	/**
+	 * How long an in-progress claim of a leased store (Redis) holds the key before another delivery
+	 * may take it over, e.g. {@code "30s"}; {@code ${...}} placeholders are resolved. Longer than the
+	 * method's slowest run. Empty means {@code idempotency.lease}. Transactional stores (JDBC) have
+	 * no lease: the row lock lasts as long as the transaction.
+	 * @return the lease
+	 * @since 0.2.0
+	 */
+	String lease() default "";
 
 	/**
 	 * What to do with a duplicate delivery.

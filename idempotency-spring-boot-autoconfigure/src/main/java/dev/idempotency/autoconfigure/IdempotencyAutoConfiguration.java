@@ -11,9 +11,10 @@ import dev.idempotency.core.KeyResolver;
 import dev.idempotency.support.IdempotencyDefaults;
 import dev.idempotency.support.IdempotencyInterceptor;
 import dev.idempotency.support.IdempotencyStoreResolver;
+import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.SpelKeyResolver;
-import org.jspecify.annotations.Nullable;
+import dev.idempotency.support.TransactionManagerSelector;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -26,7 +27,6 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -57,19 +57,17 @@ public final class IdempotencyAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	IdempotencyInterceptor idempotencyInterceptor(IdempotencyProperties properties, KeyResolver keyResolver,
 			IdempotencyStoreResolver idempotencyStoreResolver,
-			ObjectProvider<PlatformTransactionManager> transactionManagers,
+			IdempotencyTransactionManagerResolver idempotencyTransactionManagerResolver,
 			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<ArgumentAcknowledgerResolver> acknowledgers,
 			ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
 				properties.getTransactionTimeout());
-		SingletonSupplier<@Nullable PlatformTransactionManager> transactionManager = SingletonSupplier
-			.ofNullable(() -> transactionManager(properties, transactionManagers, beanFactory));
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
 			.of(() -> listeners.orderedStream().toList());
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier
 			.of(() -> acknowledgers.orderedStream().toList());
-		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver, transactionManager,
-				listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList);
+		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver,
+				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList);
 	}
 
 	@Bean
@@ -98,18 +96,15 @@ public final class IdempotencyAutoConfiguration {
 	}
 
 	@Bean
-	static IdempotentMethodsVerifier idempotentMethodsVerifier() {
-		return new IdempotentMethodsVerifier();
+	@ConditionalOnMissingBean(IdempotencyTransactionManagerResolver.class)
+	TransactionManagerSelector idempotencyTransactionManagerResolver(IdempotencyProperties properties,
+			ConfigurableListableBeanFactory beanFactory) {
+		return new TransactionManagerSelector(beanFactory, properties.getTransactionManager());
 	}
 
-	private static @Nullable PlatformTransactionManager transactionManager(IdempotencyProperties properties,
-			ObjectProvider<PlatformTransactionManager> transactionManagers,
-			ConfigurableListableBeanFactory beanFactory) {
-		String name = properties.getTransactionManager();
-		if (name != null && !name.isBlank()) {
-			return beanFactory.getBean(name, PlatformTransactionManager.class);
-		}
-		return transactionManagers.getIfUnique();
+	@Bean
+	static IdempotentMethodsVerifier idempotentMethodsVerifier() {
+		return new IdempotentMethodsVerifier();
 	}
 
 }

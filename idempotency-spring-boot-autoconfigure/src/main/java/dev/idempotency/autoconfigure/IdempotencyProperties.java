@@ -41,8 +41,9 @@ public class IdempotencyProperties {
 	private Duration transactionTimeout = Duration.ZERO;
 
 	/**
-	 * Name of the PlatformTransactionManager bean the interceptor uses. Unset means the only (or
-	 * primary) one.
+	 * Name of the PlatformTransactionManager bean the interceptor uses. Unset means the only one or,
+	 * among several (Kafka transactions add a KafkaTransactionManager), the one that manages the
+	 * JDBC store's DataSource. Start-up fails when the manager does not manage that DataSource.
 	 */
 	private @Nullable String transactionManager;
 

@@ -4,14 +4,20 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.KeyResolver;
 import dev.idempotency.support.IdempotencyStoreResolver;
+import dev.idempotency.support.IdempotencyTransactionManagerException;
+import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.IdempotentMethod;
+import dev.idempotency.support.TransactionManagerSelector;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
@@ -28,8 +34,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Fails start-up, rather than the first message, when an {@code @Idempotent} method has no store, a
- * malformed annotation, a transactional store but no transaction manager, or a bean that is not
- * proxied.
+ * malformed annotation or key expression, a default namespace it would share with another method,
+ * a transactional store without a transaction manager that manages the store's resource, or a bean
+ * that is not proxied.
  */
 class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
 
@@ -46,7 +53,9 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 		if (beanFactory == null) {
 			return;
 		}
+		KeyResolver keyResolver = beanFactory.getBean(KeyResolver.class);
 		Map<String, List<String>> methodsByStore = new LinkedHashMap<>();
+		Map<String, Set<Method>> methodsByDefaultNamespace = new LinkedHashMap<>();
 		Map<String, Class<?>> advisedBeans = new LinkedHashMap<>();
 		for (String beanName : beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = beanFactory.getType(beanName, false);
@@ -62,13 +71,33 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 			}
 			methods.forEach((method, annotation) -> {
 				IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
+				keyResolver.validate(metadata.keyExpression(), method);
+				if (metadata.namespace() == null) {
+					methodsByDefaultNamespace.computeIfAbsent(metadata.fallbackNamespace(), (key) -> new LinkedHashSet<>())
+						.add(method);
+				}
 				methodsByStore.computeIfAbsent(metadata.storeName(), (store) -> new ArrayList<>())
 					.add(userType.getSimpleName() + "#" + method.getName());
 			});
 		}
+		methodsByDefaultNamespace.forEach(IdempotentMethodsVerifier::verifyDistinct);
 		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
-		methodsByStore.forEach((storeName, methods) -> verify(beanFactory, stores, storeName, methods));
+		IdempotencyTransactionManagerResolver transactionManagers = beanFactory
+			.getBean(IdempotencyTransactionManagerResolver.class);
+		methodsByStore.forEach((storeName, methods) -> verify(stores, transactionManagers, storeName, methods));
 		advisedBeans.forEach((beanName, type) -> verifyAdvised(beanFactory, beanName, type));
+	}
+
+	/**
+	 * Two methods whose default namespaces are equal (same simple class name and method name, such as
+	 * overloads) would share dedup keys without anyone having asked for it.
+	 */
+	private static void verifyDistinct(String defaultNamespace, Set<Method> methods) {
+		if (methods.size() > 1) {
+			throw new IllegalStateException("@Idempotent methods " + methods + " would share the default namespace '"
+					+ defaultNamespace + "' and with it their dedup keys; give each its own "
+					+ "@Idempotent(namespace = \"...\"), or the same one on purpose");
+		}
 	}
 
 	/**
@@ -89,8 +118,8 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 		}
 	}
 
-	private static void verify(ConfigurableListableBeanFactory beanFactory, IdempotencyStoreResolver stores,
-			String storeName, List<String> methods) {
+	private static void verify(IdempotencyStoreResolver stores,
+			IdempotencyTransactionManagerResolver transactionManagers, String storeName, List<String> methods) {
 		IdempotencyStore store;
 		try {
 			store = stores.resolve(storeName);
@@ -102,10 +131,12 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 			throw new IllegalStateException("@Idempotent(store = \"" + storeName + "\") on " + String.join(", ", methods)
 					+ " names no IdempotencyStore bean", ex);
 		}
-		if (store.isTransactional() && beanFactory.getBeanNamesForType(PlatformTransactionManager.class).length == 0) {
-			throw new IllegalStateException("Store '" + store.name() + "' used by " + String.join(", ", methods)
-					+ " claims keys inside the business transaction, but there is no PlatformTransactionManager; "
-					+ "add spring-boot-starter-jdbc (or JPA) so Spring Boot creates one");
+		PlatformTransactionManager transactionManager = transactionManagers.resolve(store);
+		Object resource = store.transactionalResource();
+		if (store.isTransactional() && (transactionManager == null
+				|| (resource != null && !TransactionManagerSelector.manages(transactionManager, resource)))) {
+			throw new IdempotencyTransactionManagerException(store.name(), String.valueOf(resource),
+					(transactionManager != null) ? transactionManager.getClass().getSimpleName() : null, List.of());
 		}
 	}
 

@@ -6,7 +6,7 @@ package dev.idempotency.core;
  *
  * @since 0.1.0
  */
-public class DuplicateMessageException extends IdempotencyException {
+public class DuplicateMessageException extends NonRetryableIdempotencyException {
 
 	private final IdempotencyKey key;
 

@@ -6,6 +6,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Remembers which keys have been processed. The interceptor calls {@link #claim} before the
  * business method and either relies on the surrounding transaction ({@link #isTransactional()}) or
@@ -101,6 +103,19 @@ public interface IdempotencyStore {
 	 * @return {@code true} for stores in the business database
 	 */
 	boolean isTransactional();
+
+	/**
+	 * The resource whose transaction {@link #claim} must take part in, such as the JDBC store's
+	 * {@code DataSource}. The starter uses it to choose the transaction manager of an
+	 * {@code @Idempotent} method (the one that manages this resource) and to fail start-up when the
+	 * configured one does not.
+	 * @return the resource, or {@code null} when the store does not claim inside the business
+	 * transaction, or cannot name the resource (no check is then made)
+	 * @since 0.2.0
+	 */
+	default @Nullable Object transactionalResource() {
+		return null;
+	}
 
 	/**
 	 * Short name used as the {@code store} tag of metrics, e.g. {@code jdbc}.

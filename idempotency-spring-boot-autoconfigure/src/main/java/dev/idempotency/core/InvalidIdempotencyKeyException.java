@@ -12,7 +12,7 @@ package dev.idempotency.core;
  *
  * @since 0.1.0
  */
-public class InvalidIdempotencyKeyException extends IdempotencyException {
+public class InvalidIdempotencyKeyException extends NonRetryableIdempotencyException {
 
 	private final int elementIndex;
 

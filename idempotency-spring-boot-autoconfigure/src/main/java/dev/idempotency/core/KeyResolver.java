@@ -27,4 +27,16 @@ public interface KeyResolver {
 	String resolve(String expression, Method method, @Nullable Object[] args, Object target,
 			@Nullable DeliveryContext delivery);
 
+	/**
+	 * Checks at start-up, without a message, that {@code expression} can be evaluated at all, so
+	 * that a typo fails start-up instead of rejecting every message. The default checks nothing.
+	 * @param expression the annotation's {@code key}, possibly empty
+	 * @param method the annotated method
+	 * @throws IllegalStateException if the expression can never be evaluated, with the method, the
+	 * expression and the reason
+	 * @since 0.2.0
+	 */
+	default void validate(String expression, Method method) {
+	}
+
 }

@@ -2,8 +2,7 @@ package dev.idempotency.kafka;
 
 import java.time.Duration;
 
-import dev.idempotency.core.DuplicateMessageException;
-import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.core.NonRetryableIdempotencyException;
 
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -11,9 +10,11 @@ import org.springframework.kafka.support.ExponentialBackOffWithMaxRetries;
 
 /**
  * Builds the error handler the starter gives Spring Boot's listener container factory: retries with
- * exponential back-off in the consumer, then the recoverer. Errors retrying cannot fix (a missing
- * key, a key expression that fails, {@code onDuplicate = THROW}, and the deserialization and
- * conversion errors spring-kafka already classifies) go to the recoverer at once.
+ * exponential back-off in the consumer, then the recoverer. Errors retrying cannot fix
+ * ({@code NonRetryableIdempotencyException}: a missing key, a key expression that fails,
+ * {@code onDuplicate = THROW}; and the deserialization and conversion errors spring-kafka already
+ * classifies) go to the recoverer at once. A key in progress elsewhere is retried with the
+ * {@link InProgressBackOff} for as long as it stays in progress, never recovered.
  *
  * @since 0.1.0
  */
@@ -45,7 +46,11 @@ public final class KafkaErrorHandlers {
 		// commits it until a later record of the partition is acknowledged: the dead letter would be
 		// redelivered (and dead-lettered again) after a crash or a rebalance.
 		handler.setCommitRecovered(true);
-		handler.addNotRetryableExceptions(InvalidIdempotencyKeyException.class, DuplicateMessageException.class);
+		handler.addNotRetryableExceptions(NonRetryableIdempotencyException.class);
+		// A key in progress elsewhere is not the record's fault: wait for the lease instead of
+		// spending the record's attempts; a later failure of another type starts them afresh.
+		handler.setBackOffFunction((record, ex) -> InProgressBackOff.of(ex));
+		handler.setResetStateOnExceptionChange(true);
 		return handler;
 	}
 

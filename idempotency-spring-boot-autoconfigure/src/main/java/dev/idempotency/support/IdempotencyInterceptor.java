@@ -63,7 +63,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	private final IdempotencyStoreResolver stores;
 
-	private final Supplier<@Nullable PlatformTransactionManager> transactionManager;
+	private final IdempotencyTransactionManagerResolver transactionManagers;
 
 	private final Supplier<List<IdempotencyListener>> listeners;
 
@@ -78,15 +78,15 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 	 * @param defaults retention and lease for annotations that do not set them
 	 * @param keyResolver resolves keys
 	 * @param stores finds the store of a method
-	 * @param transactionManager the transaction manager, or a supplier of {@code null} when there is
-	 * none (only non-transactional stores then work)
+	 * @param transactionManagers the transaction manager of a store's methods, or {@code null} when
+	 * there is none (only non-transactional stores then work)
 	 * @param listeners told every outcome
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
 	 */
 	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, Supplier<@Nullable PlatformTransactionManager> transactionManager,
+			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders) {
-		this(defaults, keyResolver, stores, transactionManager, listeners, placeholders, List::of);
+		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, List::of);
 	}
 
 	/**
@@ -94,21 +94,21 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 	 * @param defaults retention and lease for annotations that do not set them
 	 * @param keyResolver resolves keys
 	 * @param stores finds the store of a method
-	 * @param transactionManager the transaction manager, or a supplier of {@code null}
+	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
 	 * @param listeners told every outcome
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
 	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments (such as Kafka's
 	 * {@code Acknowledgment}) when the delivery context has no acknowledger
 	 */
 	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, Supplier<@Nullable PlatformTransactionManager> transactionManager,
+			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
 			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers) {
 		this.acknowledgerResolvers = acknowledgerResolvers;
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
 		this.stores = stores;
-		this.transactionManager = transactionManager;
+		this.transactionManagers = transactionManagers;
 		this.listeners = listeners;
 		this.placeholders = placeholders;
 	}
@@ -144,7 +144,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 					attempt.keys.size()));
 		}
 		attempt.retention = (metadata.retention() != null) ? metadata.retention() : this.defaults.retention();
-		PlatformTransactionManager transactionManager = this.transactionManager.get();
+		attempt.lease = (metadata.lease() != null) ? metadata.lease() : this.defaults.lease();
+		PlatformTransactionManager transactionManager = this.transactionManagers.resolve(store);
 		Object result = (transactionManager != null)
 				? invokeInTransaction(invocation, metadata, attempt, transactionManager)
 				: invokeWithoutTransaction(invocation, metadata, attempt);
@@ -226,12 +227,17 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		return null;
 	}
 
+	/**
+	 * The annotation's namespace, else one that identifies the listener method: the delivery's
+	 * (its consumer group) followed by {@code SimpleClassName#method}, so that two methods never
+	 * share keys because they share a group (a global {@code spring.kafka.consumer.group-id}).
+	 */
 	private static String namespace(IdempotentMethod metadata, @Nullable DeliveryContext delivery) {
 		if (metadata.namespace() != null) {
 			return metadata.namespace();
 		}
 		if (delivery != null && delivery.namespace() != null && !delivery.namespace().isBlank()) {
-			return delivery.namespace();
+			return delivery.namespace() + ":" + metadata.fallbackNamespace();
 		}
 		return metadata.fallbackNamespace();
 	}
@@ -322,7 +328,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			return claimAndProceedBatch(invocation, metadata, attempt);
 		}
 		IdempotencyKey key = attempt.key(0);
-		ClaimResult claim = attempt.store.claim(key, this.defaults.lease(), attempt.retention);
+		ClaimResult claim = attempt.store.claim(key, attempt.lease, attempt.retention);
 		attempt.claims = List.of(claim);
 		switch (claim.status()) {
 			case DUPLICATE -> {
@@ -335,7 +341,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			}
 			case IN_PROGRESS -> {
 				attempt.outcomes()[0] = IdempotencyOutcome.IN_PROGRESS;
-				throw new IdempotencyInProgressException(key);
+				throw new IdempotencyInProgressException(key, attempt.lease);
 			}
 			default -> {
 				attempt.outcomes()[0] = IdempotencyOutcome.PROCESSED;
@@ -353,7 +359,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 	private @Nullable Object claimAndProceedBatch(MethodInvocation invocation, IdempotentMethod metadata,
 			Attempt attempt) throws Throwable {
 		List<?> batch = (List<?>) invocation.getArguments()[metadata.batchParameter()];
-		List<ClaimResult> claims = attempt.store.claimAll(attempt.keys, this.defaults.lease(), attempt.retention);
+		List<ClaimResult> claims = attempt.store.claimAll(attempt.keys, attempt.lease, attempt.retention);
 		attempt.claims = claims;
 		List<Object> fresh = new ArrayList<>(batch.size());
 		IdempotencyKey inProgress = null;
@@ -375,7 +381,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			}
 		}
 		if (inProgress != null) {
-			throw new IdempotencyInProgressException(inProgress);
+			throw new IdempotencyInProgressException(inProgress, attempt.lease);
 		}
 		if (duplicate != null && metadata.onDuplicate() == OnDuplicate.THROW) {
 			throw new DuplicateMessageException(duplicate);
@@ -432,6 +438,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		private List<IdempotencyKey> keys = List.of();
 
 		private Duration retention = Duration.ZERO;
+
+		private Duration lease = Duration.ZERO;
 
 		private List<ClaimResult> claims = List.of();
 

@@ -25,6 +25,7 @@ import org.springframework.util.StringValueResolver;
  * @param namespace the explicit namespace, or {@code null} to take the delivery's
  * @param fallbackNamespace {@code SimpleClassName#method}, used when neither is set
  * @param retention how long processed keys are kept, or {@code null} for the default
+ * @param lease how long an in-progress claim holds the key, or {@code null} for the default
  * @param onDuplicate the duplicate policy
  * @param storeName the store bean name, empty for the default store
  * @param skippedValue what a skipped invocation returns
@@ -33,7 +34,7 @@ import org.springframework.util.StringValueResolver;
  * @since 0.1.0
  */
 public record IdempotentMethod(String keyExpression, @Nullable String namespace, String fallbackNamespace,
-		@Nullable Duration retention, OnDuplicate onDuplicate, String storeName, @Nullable Object skippedValue,
+		@Nullable Duration retention, @Nullable Duration lease, OnDuplicate onDuplicate, String storeName, @Nullable Object skippedValue,
 		int batchParameter) {
 
 	/**
@@ -43,7 +44,7 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 	 * @param placeholders resolves {@code ${...}} in the annotation's strings
 	 * @return the metadata
 	 * @throws IllegalStateException if the method is not annotated, returns an asynchronous type, or
-	 * has a malformed retention
+	 * has a malformed retention or lease
 	 */
 	public static IdempotentMethod of(Method method, Class<?> targetClass, StringValueResolver placeholders) {
 		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
@@ -57,10 +58,10 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 					+ "; the work must finish before the transaction commits, so return a plain value");
 		}
 		String namespace = resolve(annotation.namespace(), placeholders);
-		String retention = resolve(annotation.retention(), placeholders);
 		return new IdempotentMethod(annotation.key(), namespace.isEmpty() ? null : namespace,
-				targetClass.getSimpleName() + "#" + method.getName(), parseRetention(retention, method),
-				annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType),
+				targetClass.getSimpleName() + "#" + method.getName(),
+				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
+				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType),
 				batchParameter(method));
 	}
 
@@ -82,20 +83,20 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 		return (resolved != null) ? resolved.trim() : "";
 	}
 
-	private static @Nullable Duration parseRetention(String retention, Method method) {
-		if (retention.isEmpty()) {
+	private static @Nullable Duration parseDuration(String attribute, String value, String example, Method method) {
+		if (value.isEmpty()) {
 			return null;
 		}
 		try {
-			Duration duration = DurationFormatterUtils.detectAndParse(retention);
+			Duration duration = DurationFormatterUtils.detectAndParse(value);
 			if (duration.isNegative() || duration.isZero()) {
 				throw new IllegalArgumentException("must be positive");
 			}
 			return duration;
 		}
 		catch (RuntimeException ex) {
-			throw new IllegalStateException("@Idempotent(retention = \"" + retention + "\") on " + method
-					+ " is not a positive duration such as \"7d\" or \"PT12H\"", ex);
+			throw new IllegalStateException("@Idempotent(" + attribute + " = \"" + value + "\") on " + method
+					+ " is not a positive duration such as \"" + example + "\" or \"PT12H\"", ex);
 		}
 	}
 

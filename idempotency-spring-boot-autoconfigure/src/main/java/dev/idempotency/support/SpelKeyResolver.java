@@ -54,6 +54,24 @@ public class SpelKeyResolver extends CachedExpressionEvaluator implements KeyRes
 		return value;
 	}
 
+	/**
+	 * Parses the expression.
+	 * @throws IllegalStateException with the parser's message if it does not parse
+	 */
+	@Override
+	public void validate(String expression, Method method) {
+		if (expression.isEmpty()) {
+			return;
+		}
+		try {
+			getParser().parseExpression(expression);
+		}
+		catch (ParseException ex) {
+			throw new IllegalStateException("Key expression '" + expression + "' of " + describe(method)
+					+ " (" + method.getDeclaringClass().getName() + ") does not parse: " + ex.getMessage(), ex);
+		}
+	}
+
 	private @Nullable Object evaluate(String expression, Method method, @Nullable Object[] args, Object target,
 			@Nullable DeliveryContext delivery) {
 		try {

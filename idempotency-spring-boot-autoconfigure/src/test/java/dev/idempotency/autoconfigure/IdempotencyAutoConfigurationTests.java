@@ -16,6 +16,7 @@ import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.support.IdempotencyPurgeJob;
+import dev.idempotency.support.IdempotencyTransactionManagerException;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -216,8 +217,8 @@ class IdempotencyAutoConfigurationTests {
 			.withBean(CountingHandler.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(causeOfType(context.getStartupFailure(), IllegalStateException.class))
-					.hasMessageContaining("no PlatformTransactionManager");
+				assertThat(causeOfType(context.getStartupFailure(), IdempotencyTransactionManagerException.class))
+					.hasMessageContaining("there is no PlatformTransactionManager");
 			});
 	}
 

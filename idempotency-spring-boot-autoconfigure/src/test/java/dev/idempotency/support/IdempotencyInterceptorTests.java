@@ -249,13 +249,14 @@ class IdempotencyInterceptorTests {
 		assertThat(this.orders.handled).isEmpty();
 		assertThat(this.acknowledger.count()).isZero();
 		assertThat(this.listener.single().outcome()).isEqualTo(IdempotencyOutcome.REJECTED);
-		assertThat(this.listener.single().namespace()).isEqualTo("points");
+		assertThat(this.listener.single().namespace()).isEqualTo("points:Orders#byMessageId");
 	}
 
 	// --- namespaces -------------------------------------------------------------------------
 
+	/** The delivery's group alone would let two listener methods of one group share keys. */
 	@Test
-	void namespaceComesFromAnnotationThenDeliveryThenClassAndMethod() {
+	void namespaceComesFromAnnotationThenDeliveryGroupAndMethodThenClassAndMethod() {
 		Orders orders = orders(Mode.IN_MEMORY_STORE_WITHOUT_TRANSACTION_MANAGER);
 		deliver("m-1", "points-group");
 		orders.namespaced("k");
@@ -263,7 +264,7 @@ class IdempotencyInterceptorTests {
 		DeliveryContextHolder.clear();
 		orders.onOrder(new OrderPlaced("k"));
 		assertThat(this.listener.events).extracting(IdempotencyEvent::namespace)
-			.containsExactly("payments", "points-group", "Orders#onOrder");
+			.containsExactly("payments", "points-group:Orders#onOrder", "Orders#onOrder");
 		assertThat(this.listener.outcomes()).containsOnly(IdempotencyOutcome.PROCESSED);
 	}
 
@@ -635,7 +636,7 @@ class IdempotencyInterceptorTests {
 		RecordingTransactionManager transactionManager = new RecordingTransactionManager(this.dataSource);
 		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, LEASE, Duration.ofSeconds(30));
 		Orders orders = proxy(this.orders, new IdempotencyInterceptor(defaults, new SpelKeyResolver(),
-				(name) -> this.inMemoryStore, () -> transactionManager, () -> List.of(this.listener), VERBATIM));
+				(name) -> this.inMemoryStore, (store) -> transactionManager, () -> List.of(this.listener), VERBATIM));
 		orders.onOrder(new OrderPlaced("o-1"));
 		assertThat(transactionManager.definitions).singleElement().satisfies((definition) -> {
 			assertThat(definition.getTimeout()).isEqualTo(30);
@@ -663,7 +664,7 @@ class IdempotencyInterceptorTests {
 			throw new IllegalStateException("listener broke");
 		};
 		Orders orders = proxy(this.orders, new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(),
-				(name) -> store(mode), () -> transactionManager(mode), () -> List.of(throwing, this.listener),
+				(name) -> store(mode), (store) -> transactionManager(mode), () -> List.of(throwing, this.listener),
 				VERBATIM));
 		deliver("m-1", null);
 		this.orders.failuresLeft = 1;
@@ -836,7 +837,7 @@ class IdempotencyInterceptorTests {
 	private IdempotencyInterceptor interceptor(IdempotencyStoreResolver stores,
 			@Nullable PlatformTransactionManager transactionManager, List<IdempotencyListener> listeners,
 			StringValueResolver placeholders) {
-		return new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(), stores, () -> transactionManager,
+		return new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(), stores, (store) -> transactionManager,
 				() -> listeners, placeholders);
 	}
 

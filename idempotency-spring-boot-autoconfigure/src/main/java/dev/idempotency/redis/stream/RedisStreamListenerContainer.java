@@ -20,10 +20,9 @@ import java.util.function.Supplier;
 
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
-import dev.idempotency.core.DuplicateMessageException;
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.core.NonRetryableIdempotencyException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -614,8 +613,7 @@ public class RedisStreamListenerContainer {
 	}
 
 	private static boolean isNotRetryable(Throwable ex) {
-		return ex instanceof InvalidIdempotencyKeyException || ex instanceof DuplicateMessageException
-				|| ex instanceof RedisStreamPayloadException;
+		return ex instanceof NonRetryableIdempotencyException || ex instanceof RedisStreamPayloadException;
 	}
 
 	private void deadLetterQuietly(MapRecord<String, String, String> record, long deliveryCount, Throwable cause) {

@@ -1,5 +1,6 @@
 package dev.idempotency.store.jdbc;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,14 +13,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import javax.sql.DataSource;
+
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.StoreNotInTransactionException;
 import dev.idempotency.support.SqlIdentifier;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
@@ -56,6 +61,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final JdbcTemplate jdbc;
 
+	private final DataSource dataSource;
+
 	private final JdbcIdempotencyDialect dialect;
 
 	private final String tableName;
@@ -79,6 +86,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		Assert.notNull(jdbc, "jdbc must not be null");
 		Assert.notNull(dialect, "dialect must not be null");
 		this.jdbc = jdbc;
+		this.dataSource = jdbc.getDataSource();
+		Assert.notNull(this.dataSource, "jdbc must have a DataSource");
 		this.dialect = dialect;
 		this.tableName = SqlIdentifier.requireValid(tableName);
 		this.clock = clock;
@@ -90,8 +99,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Claims the key in the current transaction.
-	 * @throws IllegalStateException if no transaction is active: without one the record would
-	 * commit on its own, before the business writes
+	 * @throws StoreNotInTransactionException if this store's {@code DataSource} takes no part in the
+	 * current transaction: the record would commit on its own, before the business writes
 	 */
 	@Override
 	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
@@ -159,10 +168,34 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		return claims;
 	}
 
+	/**
+	 * Refuses to claim unless this store's {@code DataSource} takes part in the current transaction:
+	 * a transaction manager that manages it (DataSource, JDBC or JPA transaction manager) binds its
+	 * connection, with auto-commit off, when the transaction begins. Under any other transaction
+	 * (Kafka-only, another DataSource's, JTA) the statement would run on a connection of its own and
+	 * commit alone, so a failed message's record would survive the rollback.
+	 */
 	private void requireTransaction() {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			throw new IllegalStateException("JdbcIdempotencyStore claims keys inside the business transaction, "
-					+ "but no transaction is active");
+			throw new StoreNotInTransactionException("JdbcIdempotencyStore claims keys inside the business "
+					+ "transaction, but no transaction is active");
+		}
+		if (!(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)
+				|| autoCommits(holder)) {
+			throw new StoreNotInTransactionException("JdbcIdempotencyStore's DataSource (" + this.dataSource
+					+ ") takes no part in the current transaction '"
+					+ TransactionSynchronizationManager.getCurrentTransactionName() + "': the claim would commit on "
+					+ "its own. Run @Idempotent methods with a transaction manager that manages this DataSource "
+					+ "(set idempotency.transaction-manager to the DataSource's transaction manager bean)");
+		}
+	}
+
+	private static boolean autoCommits(ConnectionHolder holder) {
+		try {
+			return holder.getConnection().getAutoCommit();
+		}
+		catch (SQLException ex) {
+			throw new IdempotencyStoreException("Could not read the transaction's connection state", ex);
 		}
 	}
 
@@ -200,6 +233,14 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	@Override
 	public String name() {
 		return "jdbc";
+	}
+
+	/**
+	 * The store's {@code DataSource}: claims must run in its transaction.
+	 */
+	@Override
+	public DataSource transactionalResource() {
+		return this.dataSource;
 	}
 
 	public String getTableName() {

@@ -244,8 +244,8 @@ class RedisStreamListenerIntegrationTests {
 				Integer.class, pattern);
 	}
 
-	private long duplicates(String namespace) {
-		return StreamTestSupport.invocations(this.meters, namespace, "duplicate");
+	private long duplicates(String group) {
+		return StreamTestSupport.invocations(this.meters, group, "duplicate");
 	}
 
 	private List<MapRecord<String, Object, Object>> deadLetters(String orderId) {
@@ -302,17 +302,17 @@ class RedisStreamListenerIntegrationTests {
 	/** Records the threads on which a namespace's invocations ended, duplicates included. */
 	static class OutcomeThreads implements IdempotencyListener {
 
-		private final String namespace;
+		private final String group;
 
 		final Set<String> threads = ConcurrentHashMap.newKeySet();
 
-		OutcomeThreads(String namespace) {
-			this.namespace = namespace;
+		OutcomeThreads(String group) {
+			this.group = group;
 		}
 
 		@Override
 		public void onOutcome(IdempotencyEvent event) {
-			if (this.namespace.equals(event.namespace())) {
+			if (event.namespace().startsWith(this.group + ":")) {
 				this.threads.add(Thread.currentThread().getName());
 			}
 		}

@@ -37,9 +37,13 @@ final class StreamTestSupport {
 		return redis.opsForStream().range(stream, Range.unbounded());
 	}
 
-	static long invocations(MeterRegistry registry, String namespace, String outcome) {
+	/**
+	 * Invocations of the listener methods of one consumer group: their default namespaces are
+	 * {@code <group>:<Class>#<method>}, or the group itself where a test names it so.
+	 */
+	static long invocations(MeterRegistry registry, String group, String outcome) {
 		return registry.find(IdempotencyMeters.INVOCATIONS)
-			.tag(IdempotencyMeters.NAMESPACE_TAG, namespace)
+			.tag(IdempotencyMeters.NAMESPACE_TAG, (namespace) -> namespace.equals(group) || namespace.startsWith(group + ":"))
 			.tag(IdempotencyMeters.OUTCOME_TAG, outcome)
 			.timers()
 			.stream()

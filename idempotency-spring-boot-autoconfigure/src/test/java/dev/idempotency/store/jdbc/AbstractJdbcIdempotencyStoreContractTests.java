@@ -19,7 +19,9 @@ import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.StoreNotInTransactionException;
 import dev.idempotency.store.AbstractIdempotencyStoreContractTests;
+import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,10 +33,13 @@ import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The store contract for {@link JdbcIdempotencyStore} on one database, plus the transactional
@@ -241,9 +246,62 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 
 	@Test
 	void claimOutsideATransactionIsRefused() {
-		assertThatIllegalStateException().isThrownBy(() -> this.store.claim(key("no-tx"), LEASE, RETENTION))
+		assertThatExceptionOfType(StoreNotInTransactionException.class)
+			.isThrownBy(() -> this.store.claim(key("no-tx"), LEASE, RETENTION))
 			.withMessageContaining("no transaction is active");
 		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class)).isZero();
+	}
+
+	/**
+	 * A Kafka-only transaction: synchronization and an "actual" transaction are active, but nothing
+	 * binds the store's DataSource, so a claim would auto-commit on its own connection.
+	 */
+	@Test
+	void claimInATransactionThatDoesNotEnlistTheDataSourceIsRefused() {
+		TransactionTemplate foreign = new TransactionTemplate(new ResourcelessTransactionManager());
+		assertThatExceptionOfType(StoreNotInTransactionException.class).isThrownBy(() -> foreign.executeWithoutResult(
+				(status) -> this.store.claimAll(List.of(key("foreign-1"), key("foreign-2")), LEASE, RETENTION)))
+			.withMessageContaining("takes no part in the current transaction");
+		assertThatExceptionOfType(StoreNotInTransactionException.class)
+			.isThrownBy(() -> foreign.executeWithoutResult((status) -> {
+				// Earlier JDBC work binds the connection lazily, in auto-commit: still refused.
+				this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class);
+				this.store.claim(key("foreign-3"), LEASE, RETENTION);
+			}));
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class)).isZero();
+	}
+
+	@Test
+	void claimInTheTransactionOfAnotherDataSourceIsRefused() {
+		try (HikariDataSource other = TestDatabases.h2()) {
+			TransactionTemplate otherTransactions = new TransactionTemplate(new DataSourceTransactionManager(other));
+			assertThatExceptionOfType(StoreNotInTransactionException.class)
+				.isThrownBy(() -> otherTransactions
+					.executeWithoutResult((status) -> this.store.claim(key("other-ds"), LEASE, RETENTION)));
+		}
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_record", Integer.class)).isZero();
+	}
+
+	/** Stands in for a transaction manager of another resource, such as Kafka's. */
+	private static final class ResourcelessTransactionManager extends AbstractPlatformTransactionManager {
+
+		@Override
+		protected Object doGetTransaction() {
+			return new Object();
+		}
+
+		@Override
+		protected void doBegin(Object transaction, TransactionDefinition definition) {
+		}
+
+		@Override
+		protected void doCommit(DefaultTransactionStatus status) {
+		}
+
+		@Override
+		protected void doRollback(DefaultTransactionStatus status) {
+		}
+
 	}
 
 	@Test
