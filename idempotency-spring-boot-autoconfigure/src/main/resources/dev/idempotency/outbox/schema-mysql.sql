@@ -17,4 +17,4 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 	INDEX idempotency_outbox_due_idx (status, next_attempt_at, id),
 	INDEX idempotency_outbox_key_idx (message_key, id),
 	INDEX idempotency_outbox_sent_idx (status, sent_at)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_0900_bin;

@@ -97,6 +97,59 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		assertThat(claimAndSucceed(key("order-a")).status()).isEqualTo(Status.CLAIMED);
 	}
 
+	/**
+	 * "é" composed (U+00E9) and decomposed (e + U+0301) look alike but are different keys: a store
+	 * compares keys as the resolver produced them, it does not normalize them.
+	 */
+	@Test
+	void keysDifferingOnlyInUnicodeNormalizationFormAreDistinct() {
+		claimAndSucceed(key("caf\u00e9"));
+		assertThat(claimAndSucceed(key("cafe\u0301")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("caf\u00e9")).status()).isEqualTo(Status.DUPLICATE);
+		assertThat(claimAndSucceed(key("cafe\u0301")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	/**
+	 * A PAD SPACE collation (MySQL and MariaDB's {@code utf8mb4_bin}) compares {@code 'W-1'} and
+	 * {@code 'W-1 '} as equal, which would skip the second as a duplicate of the first.
+	 */
+	@Test
+	void keysDifferingOnlyInTrailingSpacesAreDistinct() {
+		claimAndSucceed(key("W-1"));
+		assertThat(claimAndSucceed(key("W-1 ")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("W-1  ")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("W-1")).status()).isEqualTo(Status.DUPLICATE);
+		assertThat(claimAndSucceed(key("W-1 ")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void keysDifferingOnlyInLeadingSpacesAreDistinct() {
+		claimAndSucceed(key("W-2"));
+		assertThat(claimAndSucceed(key(" W-2")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key(" W-2")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void keysDifferingOnlyInATrailingTabAreDistinct() {
+		claimAndSucceed(key("W-3"));
+		assertThat(claimAndSucceed(key("W-3\t")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(key("W-3\t")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void namespacesDifferingOnlyInTrailingSpacesAreIndependent() {
+		claimAndSucceed(new IdempotencyKey("points", "order-2"));
+		assertThat(claimAndSucceed(new IdempotencyKey("points ", "order-2")).status()).isEqualTo(Status.CLAIMED);
+	}
+
+	@Test
+	void batchClaimTellsKeysDifferingOnlyInTrailingSpacesApart() {
+		claimAndSucceed(key("B-1"));
+		assertThat(claimAllAndSucceed(List.of(key("B-1"), key("B-1 "), key("B-2"), key("B-2 "))))
+			.extracting(ClaimResult::status)
+			.containsExactly(Status.DUPLICATE, Status.CLAIMED, Status.CLAIMED, Status.CLAIMED);
+	}
+
 	@Test
 	void longKeysAreDeduplicatedAndStayDistinct() {
 		String prefix = "x".repeat(5_000);

@@ -8,7 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
  * Connections to the databases the integration tests run against: the local PostgreSQL and MariaDB
  * that {@code scripts/test.sh} makes sure are running (override with system properties
  * {@code idempotency.test.postgres.url} / {@code idempotency.test.mariadb.url} and their
- * {@code .username}), and in-memory H2.
+ * {@code .username}), and in-memory H2 and HSQLDB.
  */
 public final class TestDatabases {
 
@@ -27,6 +27,11 @@ public final class TestDatabases {
 
 	public static HikariDataSource h2() {
 		return pool("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa");
+	}
+
+	/** A fresh in-memory HSQLDB, with HSQLDB's default settings (2PL locking, PAD SPACE comparison). */
+	public static HikariDataSource hsqldb() {
+		return pool("jdbc:hsqldb:mem:" + UUID.randomUUID(), "SA");
 	}
 
 	/** The JDBC URL and user of {@link #postgres()}, for Spring Boot properties. */

@@ -16,6 +16,8 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import dev.idempotency.core.IdempotencyKey;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -138,8 +140,9 @@ public enum JdbcIdempotencyDialect {
 
 	/**
 	 * Any other database (H2, HSQLDB, Oracle, SQL Server, ...): a plain insert inside a savepoint,
-	 * rolled back to the savepoint on a duplicate key so the business transaction stays usable;
-	 * purge selects a bounded batch of keys and deletes them by primary key.
+	 * rolled back to the savepoint on a duplicate key so the business transaction stays usable (a
+	 * driver that cannot release a savepoint leaves it to the transaction's end); purge selects a
+	 * bounded batch of keys and deletes them by primary key.
 	 */
 	GENERIC {
 
@@ -184,6 +187,8 @@ public enum JdbcIdempotencyDialect {
 		}
 
 	};
+
+	private static final Log logger = LogFactory.getLog(JdbcIdempotencyDialect.class);
 
 	/** SQL standard state of a unique constraint violation. */
 	private static final String UNIQUE_VIOLATION = "23505";
@@ -329,7 +334,7 @@ public enum JdbcIdempotencyDialect {
 				insert.setObject(i + 1, args[i]);
 			}
 			int inserted = insert.executeUpdate();
-			connection.releaseSavepoint(savepoint);
+			releaseIfSupported(connection, savepoint);
 			return inserted;
 		}
 		catch (SQLException ex) {
@@ -339,6 +344,22 @@ public enum JdbcIdempotencyDialect {
 				return 0;
 			}
 			throw ex;
+		}
+	}
+
+	/**
+	 * Releases a savepoint early, as a courtesy to the database. Some drivers do not support it
+	 * (Oracle's, for one); as Spring's own savepoint handling does, a failed release is ignored: the
+	 * commit or rollback of the transaction releases the savepoint anyway.
+	 */
+	private static void releaseIfSupported(Connection connection, Savepoint savepoint) {
+		try {
+			connection.releaseSavepoint(savepoint);
+		}
+		catch (SQLException | RuntimeException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Could not release a JDBC savepoint; the transaction's end releases it", ex);
+			}
 		}
 	}
 

@@ -13,6 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
@@ -43,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The store contract for {@link JdbcIdempotencyStore} on one database, plus the transactional
- * mode's own rules. The schema comes from the script the jar ships for the platform.
+ * mode's own rules. The schema comes from the script the jar ships for the platform, unless a
+ * subclass creates the table itself.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempotencyStoreContractTests {
@@ -64,13 +67,22 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 
 	protected abstract JdbcIdempotencyDialect expectedDialect();
 
+	/**
+	 * Creates the {@code idempotency_record} table, by default with the schema script the jar
+	 * ships for {@link #platform()}, after dropping any table a previous run left.
+	 * @param dataSource the database under test
+	 */
+	protected void createTable(DataSource dataSource) {
+		new ResourceDatabasePopulator(
+				new ClassPathResource("dev/idempotency/store/jdbc/schema-drop-" + platform() + ".sql"),
+				new ClassPathResource("dev/idempotency/store/jdbc/schema-" + platform() + ".sql"))
+			.execute(dataSource);
+	}
+
 	@BeforeAll
 	void createSchema() {
 		this.dataSource = createDataSource();
-		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
-				new ClassPathResource("dev/idempotency/store/jdbc/schema-drop-" + platform() + ".sql"),
-				new ClassPathResource("dev/idempotency/store/jdbc/schema-" + platform() + ".sql"));
-		populator.execute(this.dataSource);
+		createTable(this.dataSource);
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		this.store = new JdbcIdempotencyStore(this.jdbc, JdbcIdempotencyDialect.detect(this.dataSource),

@@ -1,12 +1,25 @@
 package dev.idempotency.store.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.testsupport.TestDatabases;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The JDBC store contract on MariaDb.
  */
 class MariaDbJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotencyStoreContractTests {
+
+	/** The migration {@code docs/jdbc-store.md} gives for a table created with {@code utf8mb4_bin}. */
+	private static final String NO_PAD_MIGRATION = """
+			ALTER TABLE idempotency_record_v1
+				MODIFY namespace VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
+				MODIFY idempotency_key VARCHAR(200) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL""";
 
 	@Override
 	protected HikariDataSource createDataSource() {
@@ -21,6 +34,56 @@ class MariaDbJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotenc
 	@Override
 	protected JdbcIdempotencyDialect expectedDialect() {
 		return JdbcIdempotencyDialect.MARIADB;
+	}
+
+	@Test
+	void shippedSchemaComparesKeysWithANoPadCollation() {
+		assertThat(jdbc().queryForList("SELECT COLLATION_NAME FROM information_schema.COLUMNS"
+				+ " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'idempotency_record'"
+				+ " AND COLUMN_NAME IN ('namespace', 'idempotency_key')", String.class))
+			.containsExactly("utf8mb4_nopad_bin", "utf8mb4_nopad_bin");
+	}
+
+	@Test
+	void documentedMigrationMakesAnOldTableTellTrailingSpacesApartAndKeepsItsRecords() {
+		JdbcTemplate jdbc = jdbc();
+		jdbc.execute("DROP TABLE IF EXISTS idempotency_record_v1");
+		try {
+			jdbc.execute("""
+					CREATE TABLE idempotency_record_v1 (
+						namespace VARCHAR(200) NOT NULL,
+						idempotency_key VARCHAR(200) NOT NULL,
+						status VARCHAR(16) NOT NULL,
+						lease_until DATETIME(6) NULL,
+						created_at DATETIME(6) NOT NULL,
+						expires_at DATETIME(6) NOT NULL,
+						PRIMARY KEY (namespace, idempotency_key),
+						INDEX idempotency_record_v1_expires_at_idx (expires_at)
+					) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""");
+			JdbcIdempotencyStore old = new JdbcIdempotencyStore(jdbc, JdbcIdempotencyDialect.MARIADB,
+					"idempotency_record_v1", this.clock);
+			claim(old, key("M-1"));
+			claim(old, key("M-2 "));
+			assertThat(claim(old, key("M-1 "))).as("the PAD SPACE table merges 'M-1 ' into 'M-1'")
+				.isEqualTo(Status.DUPLICATE);
+
+			jdbc.execute(NO_PAD_MIGRATION);
+
+			assertThat(claim(old, key("M-1"))).isEqualTo(Status.DUPLICATE);
+			assertThat(claim(old, key("M-2 "))).isEqualTo(Status.DUPLICATE);
+			assertThat(claim(old, key("M-1 "))).isEqualTo(Status.CLAIMED);
+			assertThat(claim(old, key("M-2"))).isEqualTo(Status.CLAIMED);
+			assertThat(jdbc.queryForList("SELECT idempotency_key FROM idempotency_record_v1 ORDER BY idempotency_key",
+					String.class))
+				.containsExactly("M-1", "M-1 ", "M-2", "M-2 ");
+		}
+		finally {
+			jdbc.execute("DROP TABLE IF EXISTS idempotency_record_v1");
+		}
+	}
+
+	private Status claim(JdbcIdempotencyStore store, IdempotencyKey key) {
+		return transactions().execute((status) -> store.claim(key, LEASE, RETENTION)).status();
 	}
 
 }
