@@ -75,6 +75,7 @@ class KafkaTransactionsIntegrationTests {
 		properties.addAll(List.of("spring.kafka.bootstrap-servers=" + this.broker.getBrokersAsString(),
 				"spring.kafka.consumer.auto-offset-reset=earliest",
 				"spring.kafka.producer.transaction-id-prefix=tx-it-" + System.nanoTime() + "-",
+				"spring.kafka.consumer.isolation-level=read-committed",
 				"idempotency.jdbc.initialize-schema=always", "idempotency.jdbc.purge.enabled=false",
 				"idempotency.kafka.retry.initial-interval=20ms", "idempotency.kafka.retry.max-interval=50ms"));
 		properties.addAll(List.of(extraProperties));
