@@ -71,7 +71,7 @@ public final class KafkaRetentionCheck {
 	 * Runs the check on the {@code @Idempotent} Kafka listeners of {@code beanFactory}.
 	 * @param beanFactory the application's bean factory
 	 * @param adminConfig the admin client configuration (a {@code KafkaAdmin}'s), or {@code null}
-	 * when there is none; its timeouts are replaced by this check's
+	 * when there is no single {@code KafkaAdmin}; its timeouts are replaced by this check's
 	 * @return the methods whose dedup retention is too short ({@link RetentionFinding.Kind#TOO_SHORT}),
 	 * empty when the check could not run; never throws for the broker's sake
 	 */
@@ -84,7 +84,7 @@ public final class KafkaRetentionCheck {
 		Set<String> topics = new LinkedHashSet<>();
 		listeners.forEach((listener) -> topics.addAll(listener.topics()));
 		if (adminConfig == null) {
-			logger.info("Retention check: no KafkaAdmin bean, so the retention of topics " + topics
+			logger.info("Retention check: no single KafkaAdmin bean, so the retention of topics " + topics
 					+ " read by @Idempotent listeners is not checked");
 			return List.of();
 		}
