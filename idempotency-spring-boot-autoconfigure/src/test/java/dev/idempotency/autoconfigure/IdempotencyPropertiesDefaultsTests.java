@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Pins every default of {@link IdempotencyProperties}, {@link IdempotencyJdbcProperties},
- * {@link IdempotencyRedisProperties}, {@link IdempotencyRedisStreamProperties} and
- * {@link IdempotencyOutboxProperties}: they live in the field initialisers and nowhere else.
+ * {@link IdempotencyRedisProperties}, {@link IdempotencyRedisStreamProperties},
+ * {@link IdempotencyOutboxProperties} and the retention check of {@link IdempotencyKafkaProperties}:
+ * they live in the field initialisers and nowhere else.
  */
 class IdempotencyPropertiesDefaultsTests {
 
@@ -33,6 +34,8 @@ class IdempotencyPropertiesDefaultsTests {
 	private final IdempotencyRedisStreamProperties redisStream = new IdempotencyRedisStreamProperties();
 
 	private final IdempotencyOutboxProperties outbox = new IdempotencyOutboxProperties();
+
+	private final IdempotencyKafkaProperties kafka = new IdempotencyKafkaProperties();
 
 	@Test
 	void interceptionIsEnabled() {
@@ -270,6 +273,20 @@ class IdempotencyPropertiesDefaultsTests {
 			.bindOrCreate("idempotency.redis.stream", IdempotencyRedisStreamProperties.class))
 			.usingRecursiveComparison()
 			.isEqualTo(new IdempotencyRedisStreamProperties());
+	}
+
+	@Test
+	void kafkaRetentionCheckWarnsWithADayOfMarginAndWaitsFiveSecondsAtMost() {
+		assertThat(this.kafka.getRetentionCheck()).isEqualTo(IdempotencyKafkaProperties.RetentionCheck.WARN);
+		assertThat(this.kafka.getRetentionCheckMargin()).isEqualTo(Duration.ofDays(1));
+		assertThat(this.kafka.getRetentionCheckTimeout()).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void bindingAnEmptyEnvironmentKeepsTheKafkaDefaults() {
+		assertThat(Binder.get(new MockEnvironment()).bindOrCreate("idempotency.kafka", IdempotencyKafkaProperties.class))
+			.usingRecursiveComparison()
+			.isEqualTo(new IdempotencyKafkaProperties());
 	}
 
 }

@@ -1,0 +1,145 @@
+package dev.idempotency.kafka;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.support.IdempotentMethod;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.KafkaHandler;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.annotation.TopicPartition;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Finds the {@code @Idempotent} methods that {@code @KafkaListener}s call and the topics they read,
+ * as spring-kafka resolves them: {@code ${...}} placeholders, then {@code #{...}} expressions, in
+ * {@code topics} and {@code topicPartitions}. A method-level {@code @KafkaListener} counts, and so
+ * does a class-level one for its {@code @KafkaHandler} methods. Topic patterns cannot be checked and
+ * expressions that need the listener bean ({@code __listener}) cannot be evaluated outside
+ * spring-kafka; both are logged at INFO and skipped.
+ */
+final class IdempotentKafkaListeners {
+
+	private static final Log logger = LogFactory.getLog(IdempotentKafkaListeners.class);
+
+	private IdempotentKafkaListeners() {
+	}
+
+	/**
+	 * The {@code @Idempotent} Kafka listener methods of the bean factory's beans.
+	 * @param beanFactory the bean factory
+	 * @param defaultRetention the retention of methods that do not set one
+	 * @return the methods that read at least one named topic
+	 */
+	static List<IdempotentKafkaListener> find(ConfigurableListableBeanFactory beanFactory, Duration defaultRetention) {
+		List<IdempotentKafkaListener> found = new ArrayList<>();
+		for (String beanName : beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = beanFactory.getType(beanName, false);
+			if (type == null) {
+				continue;
+			}
+			Class<?> userType = ClassUtils.getUserClass(type);
+			Map<Method, Idempotent> methods = MethodIntrospector.selectMethods(userType,
+					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
+						.findMergedAnnotation(method, Idempotent.class));
+			methods.keySet().forEach((method) -> {
+				IdempotentKafkaListener listener = listener(beanFactory, userType, method, defaultRetention);
+				if (listener != null) {
+					found.add(listener);
+				}
+			});
+		}
+		return found;
+	}
+
+	private static @Nullable IdempotentKafkaListener listener(ConfigurableListableBeanFactory beanFactory,
+			Class<?> userType, Method method, Duration defaultRetention) {
+		Set<KafkaListener> annotations = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
+				KafkaListener.class);
+		if (annotations.isEmpty() && AnnotatedElementUtils.hasAnnotation(method, KafkaHandler.class)) {
+			annotations = AnnotatedElementUtils.findMergedRepeatableAnnotations(userType, KafkaListener.class);
+		}
+		if (annotations.isEmpty()) {
+			return null;
+		}
+		String name = userType.getSimpleName() + "#" + method.getName();
+		Duration retention;
+		try {
+			Duration own = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue).retention();
+			retention = (own != null) ? own : defaultRetention;
+		}
+		catch (RuntimeException ex) {
+			// A malformed annotation fails start-up in the methods verifier, with its own message.
+			return null;
+		}
+		Set<String> topics = new LinkedHashSet<>();
+		for (KafkaListener annotation : annotations) {
+			try {
+				for (String topic : annotation.topics()) {
+					addTopics(resolve(beanFactory, topic), topics, name);
+				}
+				for (TopicPartition partitions : annotation.topicPartitions()) {
+					addTopics(resolve(beanFactory, partitions.topic()), topics, name);
+				}
+			}
+			catch (RuntimeException ex) {
+				logger.info("Retention check: cannot resolve the topics of the @KafkaListener of @Idempotent " + name
+						+ " outside spring-kafka (" + ex.getMessage() + "); its topics are not checked");
+				return null;
+			}
+			if (!annotation.topicPattern().isEmpty()) {
+				logger.info("Retention check: @Idempotent " + name + " reads topic pattern '" + annotation.topicPattern()
+						+ "'; topics matched by a pattern are not checked");
+			}
+		}
+		return topics.isEmpty() ? null : new IdempotentKafkaListener(name, retention, List.copyOf(topics));
+	}
+
+	private static @Nullable Object resolve(ConfigurableListableBeanFactory beanFactory, String value) {
+		String resolved = beanFactory.resolveEmbeddedValue(value);
+		BeanExpressionResolver expressions = beanFactory.getBeanExpressionResolver();
+		if (resolved == null || expressions == null) {
+			return resolved;
+		}
+		return expressions.evaluate(resolved, new BeanExpressionContext(beanFactory, null));
+	}
+
+	private static void addTopics(@Nullable Object value, Set<String> topics, String method) {
+		if (value instanceof String[] array) {
+			for (String element : array) {
+				addTopics(element, topics, method);
+			}
+		}
+		else if (value instanceof Iterable<?> iterable) {
+			for (Object element : iterable) {
+				addTopics(element, topics, method);
+			}
+		}
+		else if (value instanceof Pattern pattern) {
+			logger.info("Retention check: @Idempotent " + method + " reads topic pattern '" + pattern.pattern()
+					+ "'; topics matched by a pattern are not checked");
+		}
+		else if (value instanceof String topic && !topic.isBlank()) {
+			topics.add(topic.trim());
+		}
+		else if (value != null && !(value instanceof String)) {
+			throw new IllegalArgumentException("a topic resolved to a " + value.getClass().getName());
+		}
+	}
+
+}
