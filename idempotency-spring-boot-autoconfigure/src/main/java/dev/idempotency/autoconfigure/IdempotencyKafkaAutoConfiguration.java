@@ -5,6 +5,7 @@ import dev.idempotency.kafka.DeadLetterRecoverer;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaErrorHandlers;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
+import dev.idempotency.kafka.SharedTopicNamespaceVerifier;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -40,6 +41,11 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Bean
 	static KafkaListenerContainerFactoryPostProcessor idempotencyKafkaListenerContainerFactoryPostProcessor() {
 		return new KafkaListenerContainerFactoryPostProcessor();
+	}
+
+	@Bean
+	static SharedTopicNamespaceVerifier idempotencySharedTopicNamespaceVerifier() {
+		return new SharedTopicNamespaceVerifier();
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package dev.idempotency.kafka;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.support.IdempotentMethod;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.BeanExpressionContext;
@@ -23,6 +25,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.TopicPartition;
+import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -79,23 +82,30 @@ final class IdempotentKafkaListeners {
 		}
 		String name = userType.getSimpleName() + "#" + method.getName();
 		Duration retention;
+		String namespace;
 		try {
-			Duration own = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue).retention();
-			retention = (own != null) ? own : defaultRetention;
+			IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
+			retention = (metadata.retention() != null) ? metadata.retention() : defaultRetention;
+			namespace = metadata.namespace();
 		}
 		catch (RuntimeException ex) {
 			// A malformed annotation fails start-up in the methods verifier, with its own message.
 			return null;
 		}
 		Set<String> topics = new LinkedHashSet<>();
+		Map<String, Set<String>> topicsByGroup = new LinkedHashMap<>();
 		for (KafkaListener annotation : annotations) {
 			try {
+				Set<String> own = new LinkedHashSet<>();
 				for (String topic : annotation.topics()) {
-					addTopics(resolve(beanFactory, topic), topics, name);
+					addTopics(resolve(beanFactory, topic), own, name);
 				}
 				for (TopicPartition partitions : annotation.topicPartitions()) {
-					addTopics(resolve(beanFactory, partitions.topic()), topics, name);
+					addTopics(resolve(beanFactory, partitions.topic()), own, name);
 				}
+				topics.addAll(own);
+				topicsByGroup.computeIfAbsent(group(beanFactory, annotation), (group) -> new LinkedHashSet<>())
+					.addAll(own);
 			}
 			catch (RuntimeException ex) {
 				logger.info("Retention check: cannot resolve the topics of the @KafkaListener of @Idempotent " + name
@@ -107,7 +117,32 @@ final class IdempotentKafkaListeners {
 						+ "'; topics matched by a pattern are not checked");
 			}
 		}
-		return topics.isEmpty() ? null : new IdempotentKafkaListener(name, retention, List.copyOf(topics));
+		return topics.isEmpty() ? null
+				: new IdempotentKafkaListener(name, retention, List.copyOf(topics), namespace, topicsByGroup);
+	}
+
+	/**
+	 * The consumer group of a listener as spring-kafka chooses it: {@code groupId}, else the
+	 * {@code id} when it is the group, else the consumer factory's {@code group.id}; {@code ""} when
+	 * none is known.
+	 */
+	private static String group(ConfigurableListableBeanFactory beanFactory, KafkaListener annotation) {
+		String group = resolvedString(beanFactory, annotation.groupId());
+		if (group.isEmpty() && annotation.idIsGroup()) {
+			group = resolvedString(beanFactory, annotation.id());
+		}
+		if (group.isEmpty()) {
+			ConsumerFactory<?, ?> consumers = beanFactory.getBeanProvider(ConsumerFactory.class).getIfUnique();
+			Object configured = (consumers != null)
+					? consumers.getConfigurationProperties().get(ConsumerConfig.GROUP_ID_CONFIG) : null;
+			group = (configured != null) ? configured.toString().trim() : "";
+		}
+		return group;
+	}
+
+	private static String resolvedString(ConfigurableListableBeanFactory beanFactory, String value) {
+		Object resolved = value.isEmpty() ? null : resolve(beanFactory, value);
+		return (resolved != null) ? resolved.toString().trim() : "";
 	}
 
 	private static @Nullable Object resolve(ConfigurableListableBeanFactory beanFactory, String value) {
