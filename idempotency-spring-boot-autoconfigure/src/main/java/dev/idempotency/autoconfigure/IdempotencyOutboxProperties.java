@@ -139,8 +139,8 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		private Duration lease = Duration.ofMinutes(1);
 
 		/**
-		 * Longest wait for the broker's acknowledgements of one batch; unacknowledged rows count as a
-		 * failed attempt.
+		 * Longest wait for the broker's acknowledgements of one batch; unacknowledged rows are retried
+		 * after the back-off without counting an attempt (a timeout is never the message's fault).
 		 */
 		private Duration sendTimeout = Duration.ofSeconds(10);
 
@@ -200,7 +200,9 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 	public static class Retry {
 
 		/**
-		 * Send attempts of a message, the first included, before it is marked dead.
+		 * Send attempts of a message, the first included, that failed for the message's own fault
+		 * (it cannot be serialized, is too large, names an invalid or forbidden destination) before
+		 * it is marked dead. Failures of the broker or the network never count.
 		 */
 		private int maxAttempts = 10;
 
@@ -215,7 +217,7 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		private double multiplier = 2.0;
 
 		/**
-		 * Longest back-off between two attempts.
+		 * Longest back-off between two attempts, also while the broker is unreachable.
 		 */
 		private Duration maxInterval = Duration.ofMinutes(5);
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
 import javax.sql.DataSource;
 
@@ -22,7 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -31,6 +32,13 @@ import org.springframework.util.Assert;
 /**
  * The outbox table: inserts in the business transaction, claims for relays in short transactions of
  * their own, and marks, re-drives and purges rows in single statements.
+ * <p>
+ * Every write other than {@link #insert} runs in a transaction of its own on this repository's
+ * {@code DataSource} (a transaction manager of its own, never the application's, which may manage
+ * another resource) and is committed before the method returns, whatever transaction the caller has
+ * and whatever the pool's auto-commit setting: on a pool with auto-commit off, a statement that is
+ * not committed is rolled back when its connection returns to the pool, and the row would stay as
+ * it was. The counts these methods return are committed counts.
  * <p>
  * A row is <em>due</em> when it is {@code PENDING}, its {@code next_attempt_at} has passed and no
  * relay holds an unexpired lease on it ({@code claimed_until}). Every claim asks the table for due
@@ -61,6 +69,8 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 
 	private final TransactionTemplate claimTransactions;
 
+	private final TransactionTemplate writeTransactions;
+
 	private final OutboxDialect dialect;
 
 	private final String table;
@@ -84,10 +94,19 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		Assert.notNull(dataSource, "dataSource must not be null");
 		Assert.notNull(dialect, "dialect must not be null");
 		this.jdbc = new JdbcTemplate(dataSource);
-		this.claimTransactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		// A manager of its own on exactly this DataSource: the application's (perhaps a @Primary JPA,
+		// JTA or Kafka one) may not manage its connections. It commits whatever the pool's auto-commit.
+		JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
+		this.claimTransactions = new TransactionTemplate(transactionManager);
 		// No gap locks on MySQL: a claim must not block business transactions inserting rows.
 		this.claimTransactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		this.claimTransactions.setTimeout(30);
+		this.claimTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		// Marks, re-drives and purge batches commit on their own, never with a caller's transaction.
+		this.writeTransactions = new TransactionTemplate(transactionManager);
+		this.writeTransactions.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.writeTransactions.setTimeout(30);
+		this.writeTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.dialect = dialect;
 		this.table = SqlIdentifier.requireValid(tableName);
 		this.jsonMapper = jsonMapper;
@@ -177,31 +196,34 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 	}
 
 	/**
-	 * Marks rows sent, whoever holds their lease now.
+	 * Marks rows sent, whoever holds their lease now, in one transaction of its own.
 	 * @param rows rows the broker confirmed
-	 * @return how many rows changed
+	 * @return how many rows changed (committed)
 	 */
 	public int markSent(List<OutboxMessage> rows) {
 		if (rows.isEmpty()) {
 			return 0;
 		}
 		Object now = this.dialect.timestamp(now());
-		int updated = 0;
-		for (int from = 0; from < rows.size(); from += 500) {
-			List<OutboxMessage> chunk = rows.subList(from, Math.min(rows.size(), from + 500));
-			List<Object> args = new ArrayList<>();
-			args.add(now);
-			chunk.forEach((row) -> args.add(row.id()));
-			updated += this.jdbc.update("UPDATE " + this.table + " SET status = 'SENT', sent_at = ?, "
-					+ "claimed_until = NULL, last_error = NULL WHERE status = 'PENDING' AND id IN ("
-					+ OutboxDialect.placeholders(chunk.size()) + ")", args.toArray());
-		}
-		return updated;
+		return write(() -> {
+			int updated = 0;
+			for (int from = 0; from < rows.size(); from += 500) {
+				List<OutboxMessage> chunk = rows.subList(from, Math.min(rows.size(), from + 500));
+				List<Object> args = new ArrayList<>();
+				args.add(now);
+				chunk.forEach((row) -> args.add(row.id()));
+				updated += this.jdbc.update("UPDATE " + this.table + " SET status = 'SENT', sent_at = ?, "
+						+ "claimed_until = NULL, last_error = NULL WHERE status = 'PENDING' AND id IN ("
+						+ OutboxDialect.placeholders(chunk.size()) + ")", args.toArray());
+			}
+			return updated;
+		});
 	}
 
 	/**
 	 * Records a failed attempt of a row this relay still holds: {@code PENDING} again at
-	 * {@code nextAttemptAt}, or {@code DEAD}. Does nothing when the lease has passed to another relay.
+	 * {@code nextAttemptAt}, or {@code DEAD}, with its attempts counted up by one. Does nothing when
+	 * the lease has passed to another relay. Commits on its own.
 	 * @param row the claimed row
 	 * @param status {@link OutboxStatus#PENDING} or {@link OutboxStatus#DEAD}
 	 * @param nextAttemptAt when it is due again
@@ -209,33 +231,54 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 	 * @return whether the row changed
 	 */
 	public boolean markFailed(OutboxMessage row, OutboxStatus status, Instant nextAttemptAt, String error) {
-		Assert.state(row.claimedUntil() != null, "row must be claimed");
-		String lastError = (error.length() > MAX_ERROR_LENGTH) ? error.substring(0, MAX_ERROR_LENGTH) : error;
-		return this.jdbc.update("UPDATE " + this.table + " SET status = ?, attempts = ?, next_attempt_at = ?, "
-				+ "claimed_until = NULL, last_error = ? WHERE id = ? AND status = 'PENDING' AND claimed_until = ?",
-				status.name(), row.attempts() + 1, this.dialect.timestamp(nextAttemptAt), lastError, row.id(),
-				this.dialect.timestamp(row.claimedUntil())) == 1;
+		return markFailed(row, status, row.attempts() + 1, nextAttemptAt, error);
 	}
 
 	/**
-	 * Sets every dead row back to {@code PENDING}, due now, with its attempts reset.
+	 * Puts a row this relay still holds back to {@code PENDING} at {@code nextAttemptAt} without
+	 * counting an attempt: the failure was not the message's (the broker or the network was away),
+	 * so it must not bring the row closer to {@code DEAD}. Does nothing when the lease has passed to
+	 * another relay. Commits on its own.
+	 * @param row the claimed row
+	 * @param nextAttemptAt when it is due again
+	 * @param error the failure's description
+	 * @return whether the row changed
+	 */
+	public boolean reschedule(OutboxMessage row, Instant nextAttemptAt, String error) {
+		return markFailed(row, OutboxStatus.PENDING, row.attempts(), nextAttemptAt, error);
+	}
+
+	private boolean markFailed(OutboxMessage row, OutboxStatus status, int attempts, Instant nextAttemptAt,
+			String error) {
+		Assert.state(row.claimedUntil() != null, "row must be claimed");
+		String lastError = (error.length() > MAX_ERROR_LENGTH) ? error.substring(0, MAX_ERROR_LENGTH) : error;
+		return write(() -> this.jdbc.update("UPDATE " + this.table + " SET status = ?, attempts = ?, "
+				+ "next_attempt_at = ?, claimed_until = NULL, last_error = ? WHERE id = ? AND status = 'PENDING' "
+				+ "AND claimed_until = ?", status.name(), attempts, this.dialect.timestamp(nextAttemptAt), lastError,
+				row.id(), this.dialect.timestamp(row.claimedUntil()))) == 1;
+	}
+
+	/**
+	 * Sets every dead row back to {@code PENDING}, due now, with its attempts reset. Commits on its
+	 * own, also when the caller has a transaction.
 	 * @return how many rows were re-driven
 	 */
 	public int redriveDead() {
 		Object now = this.dialect.timestamp(now());
-		return this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
-				+ "claimed_until = NULL WHERE status = 'DEAD'", now);
+		return write(() -> this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
+				+ "claimed_until = NULL WHERE status = 'DEAD'", now));
 	}
 
 	/**
-	 * Sets one dead row back to {@code PENDING}, due now, with its attempts reset.
+	 * Sets one dead row back to {@code PENDING}, due now, with its attempts reset. Commits on its
+	 * own, also when the caller has a transaction.
 	 * @param messageId the row's message id
 	 * @return whether a dead row with that id existed
 	 */
 	public boolean redrive(String messageId) {
 		Object now = this.dialect.timestamp(now());
-		return this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
-				+ "claimed_until = NULL WHERE status = 'DEAD' AND message_id = ?", now, messageId) == 1;
+		return write(() -> this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
+				+ "claimed_until = NULL WHERE status = 'DEAD' AND message_id = ?", now, messageId)) == 1;
 	}
 
 	/**
@@ -266,9 +309,10 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 
 	/**
 	 * Deletes rows sent longer than {@code retention} ago, {@code batchSize} rows per statement,
-	 * until a batch comes back short or {@code maxBatches} statements ran. Never touches pending or
-	 * dead rows.
-	 * @return how many rows were deleted
+	 * until a batch comes back short or {@code maxBatches} statements ran, each batch in a
+	 * transaction of its own that is committed before the next starts. Never touches pending or dead
+	 * rows.
+	 * @return how many rows were deleted (committed)
 	 */
 	public int purgeSent(Duration retention, int batchSize, int maxBatches) {
 		Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");
@@ -276,7 +320,7 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		Object sentBefore = this.dialect.timestamp(now().minus(retention));
 		int total = 0;
 		for (int batch = 0; batch < maxBatches; batch++) {
-			int deleted = this.dialect.purgeBatch(this.jdbc, this.table, sentBefore, batchSize);
+			int deleted = write(() -> this.dialect.purgeBatch(this.jdbc, this.table, sentBefore, batchSize));
 			total += deleted;
 			if (deleted < batchSize) {
 				break;
@@ -303,6 +347,12 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 				});
 		Duration age = (oldest[0] != null) ? Duration.between(oldest[0], now) : null;
 		return new Snapshot(counts[0], counts[1], (age != null && age.isNegative()) ? Duration.ZERO : age);
+	}
+
+	/** Runs one write in a transaction of its own and returns its count once committed. */
+	private int write(IntSupplier statement) {
+		Integer count = this.writeTransactions.execute((status) -> statement.getAsInt());
+		return (count != null) ? count : 0;
 	}
 
 	public OutboxDialect getDialect() {

@@ -4,10 +4,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,9 +45,15 @@ import org.springframework.util.backoff.BackOffExecution;
  * <li>sends them outside any transaction and waits for every broker acknowledgement, at most
  * {@code sendTimeout} for the whole batch;</li>
  * <li>marks the acknowledged rows {@code SENT}; a failed row gets another attempt after an
- * exponential back-off with jitter, and after {@code maxAttempts} failed attempts (or at once
- * when no sender serves its destination) it is marked {@code DEAD}.</li>
+ * exponential back-off with jitter.</li>
  * </ol>
+ * Only a failure its sender calls the message's ({@link OutboxSender#isMessageFailure}) counts as
+ * an attempt: after {@code maxAttempts} of them (or at once when no sender serves its destination)
+ * the row is marked {@code DEAD}. A failure of the broker or the network, and the relay's own
+ * {@code sendTimeout}, never count: the row is due again after the back-off, which grows with each
+ * round of its sender that failed that way and reached nothing (capped by the back-off's maximum),
+ * and is reset by the first message that gets through. An outage of any length therefore leaves the
+ * backlog {@code PENDING}, to drain once the broker is back; it is logged once per round.
  * Rounds follow each other at once while batches come back full, then every {@code pollInterval};
  * {@link #wakeUp()} (called by the outbox after a commit on this instance) starts one at once.
  * A relay that dies between the acknowledgement and the mark leaves its rows leased; once the lease
@@ -52,6 +64,9 @@ import org.springframework.util.backoff.BackOffExecution;
 public class OutboxRelay implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(OutboxRelay.class);
+
+	/** Back-off steps are counted up to this; far beyond where any sensible back-off reaches its maximum. */
+	private static final int MAX_BACK_OFF_STEPS = 64;
 
 	private final JdbcOutboxRepository repository;
 
@@ -72,6 +87,9 @@ public class OutboxRelay implements SmartLifecycle {
 	private final AtomicBoolean wakeUpQueued = new AtomicBoolean();
 
 	private volatile boolean stopRequested;
+
+	/** Per sender scheme: consecutive rounds whose sends all failed with the broker's or network's fault. */
+	private final Map<String, Integer> outageRounds = new ConcurrentHashMap<>();
 
 	private volatile @Nullable ScheduledExecutorService executor;
 
@@ -120,6 +138,9 @@ public class OutboxRelay implements SmartLifecycle {
 		}
 		Map<OutboxMessage, CompletableFuture<?>> inFlight = new LinkedHashMap<>();
 		Map<OutboxMessage, Throwable> failed = new LinkedHashMap<>();
+		Map<OutboxMessage, OutboxSender> sentBy = new LinkedHashMap<>();
+		Set<OutboxMessage> timedOut = new HashSet<>();
+		Map<String, Throwable> unreachableDestinations = new HashMap<>();
 		List<OutboxMessage> unroutable = new ArrayList<>();
 		List<OutboxSender> available = this.senders.get();
 		for (OutboxMessage message : batch) {
@@ -128,11 +149,25 @@ public class OutboxRelay implements SmartLifecycle {
 				unroutable.add(message);
 				continue;
 			}
+			sentBy.put(message, route.sender());
+			Throwable unreachable = unreachableDestinations.get(message.destination());
+			if (unreachable != null) {
+				// Each send would block as long again (Kafka's max.block.ms): try the next round.
+				failed.put(message, unreachable);
+				continue;
+			}
+			Throwable early;
 			try {
-				inFlight.put(message, route.sender().send(route.target(), message));
+				CompletableFuture<?> future = route.sender().send(route.target(), message);
+				inFlight.put(message, future);
+				early = failedAlready(future);
 			}
 			catch (RuntimeException ex) {
 				failed.put(message, ex);
+				early = ex;
+			}
+			if (early != null && !isMessageFailure(route.sender(), early)) {
+				unreachableDestinations.put(message.destination(), early);
 			}
 		}
 		List<OutboxMessage> sent = new ArrayList<>();
@@ -149,6 +184,7 @@ public class OutboxRelay implements SmartLifecycle {
 			}
 			catch (TimeoutException ex) {
 				entry.getValue().cancel(false);
+				timedOut.add(entry.getKey());
 				failed.put(entry.getKey(), new TimeoutException(
 						"No acknowledgement within the send timeout of " + this.options.sendTimeout()));
 			}
@@ -169,14 +205,70 @@ public class OutboxRelay implements SmartLifecycle {
 			dead(message, new IllegalStateException("No OutboxSender serves destination '" + message.destination()
 					+ "' (senders: " + available.stream().map(OutboxSender::scheme).toList() + ")"));
 		}
-		if (!failed.isEmpty()) {
-			Map.Entry<OutboxMessage, Throwable> first = failed.entrySet().iterator().next();
-			logger.warn("Outbox relay could not send " + failed.size() + " of " + batch.size()
-					+ " messages; they will be retried. First failure, message " + first.getKey().messageId() + " to '"
-					+ first.getKey().destination() + "': " + describe(first.getValue()));
-			failed.forEach(this::failed);
+		Map<OutboxMessage, Throwable> messageFailures = new LinkedHashMap<>();
+		Map<OutboxMessage, Throwable> outageFailures = new LinkedHashMap<>();
+		// The relay's own send timeout is never the message's; otherwise its sender decides.
+		failed.forEach((message, cause) -> ((!timedOut.contains(message)
+				&& isMessageFailure(sentBy.get(message), cause)) ? messageFailures : outageFailures)
+			.put(message, cause));
+		updateOutageRounds(sentBy, sent, outageFailures);
+		if (!messageFailures.isEmpty()) {
+			Map.Entry<OutboxMessage, Throwable> first = messageFailures.entrySet().iterator().next();
+			logger.warn("Outbox relay could not send " + messageFailures.size() + " of " + batch.size()
+					+ " messages; they will be retried up to " + this.options.maxAttempts() + " attempts. First "
+					+ "failure, message " + first.getKey().messageId() + " to '" + first.getKey().destination() + "': "
+					+ describe(first.getValue()));
+			messageFailures.forEach(this::failed);
+		}
+		if (!outageFailures.isEmpty()) {
+			Map.Entry<OutboxMessage, Throwable> first = outageFailures.entrySet().iterator().next();
+			logger.warn("Outbox relay could not reach the broker for " + outageFailures.size() + " of "
+					+ batch.size() + " messages; they stay pending and are retried without counting an attempt. "
+					+ "First failure, message " + first.getKey().messageId() + " to '" + first.getKey().destination()
+					+ "': " + describe(first.getValue()));
+			outageFailures.forEach((message, cause) -> rescheduled(message, sentBy.get(message), cause));
 		}
 		return batch.size();
+	}
+
+	/** The failure of a future that failed before {@code send} returned, else {@code null}. */
+	private static @Nullable Throwable failedAlready(CompletableFuture<?> future) {
+		if (!future.isCompletedExceptionally()) {
+			return null;
+		}
+		try {
+			future.getNow(null);
+			return null;
+		}
+		catch (CompletionException ex) {
+			return (ex.getCause() != null) ? ex.getCause() : ex;
+		}
+		catch (CancellationException ex) {
+			return ex;
+		}
+	}
+
+	private static boolean isMessageFailure(OutboxSender sender, Throwable cause) {
+		try {
+			return sender.isMessageFailure(cause);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("OutboxSender " + sender + " could not classify a failure; counting it as an attempt", ex);
+			return true;
+		}
+	}
+
+	/** A sender that got a message through ends its outage; one that reached nothing extends it. */
+	private void updateOutageRounds(Map<OutboxMessage, OutboxSender> sentBy, List<OutboxMessage> sent,
+			Map<OutboxMessage, Throwable> outageFailures) {
+		sent.forEach((message) -> this.outageRounds.remove(sentBy.get(message).scheme()));
+		outageFailures.keySet()
+			.stream()
+			.map((message) -> sentBy.get(message).scheme())
+			.distinct()
+			.filter((scheme) -> sent.stream().noneMatch((message) -> sentBy.get(message).scheme().equals(scheme)))
+			.forEach((scheme) -> this.outageRounds.merge(scheme, 1, (rounds, one) -> Math.min(rounds + one,
+					MAX_BACK_OFF_STEPS)));
 	}
 
 	private void failed(OutboxMessage message, Throwable cause) {
@@ -187,6 +279,15 @@ public class OutboxRelay implements SmartLifecycle {
 		}
 		Instant next = this.clock.instant().plusMillis(backOff(attempts));
 		if (this.repository.markFailed(message, OutboxStatus.PENDING, next, describe(cause))) {
+			notify((listener) -> listener.onOutboxSendFailed(message.destination(), cause));
+		}
+	}
+
+	private void rescheduled(OutboxMessage message, OutboxSender sender, Throwable cause) {
+		int steps = Math.min(MAX_BACK_OFF_STEPS,
+				message.attempts() + Math.max(1, this.outageRounds.getOrDefault(sender.scheme(), 1)));
+		Instant next = this.clock.instant().plusMillis(backOff(steps));
+		if (this.repository.reschedule(message, next, describe(cause))) {
 			notify((listener) -> listener.onOutboxSendFailed(message.destination(), cause));
 		}
 	}
@@ -355,5 +456,6 @@ public class OutboxRelay implements SmartLifecycle {
 	private record Route(OutboxSender sender, String target) {
 
 	}
+
 
 }

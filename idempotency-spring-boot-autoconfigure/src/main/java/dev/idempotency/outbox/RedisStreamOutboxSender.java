@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.idempotency.core.DeliveryContext;
 
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -16,6 +18,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * {@value DeliveryContext#MESSAGE_ID_HEADER} and {@value #PAYLOAD_FIELD} (the JSON payload). The
  * entry id is assigned by Redis. {@code XADD} returns once Redis has the entry; with persistence or
  * replicas, how durable it is depends on Redis' own settings ({@code appendfsync}, {@code WAIT}).
+ * <p>
+ * Which failures are the message's is decided by {@link #isMessageFailure(Throwable)}.
  *
  * @since 0.1.0
  */
@@ -56,6 +60,34 @@ public class RedisStreamOutboxSender implements OutboxSender {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/**
+	 * A failure is the message's only when Redis answered the {@code XADD} itself with an error
+	 * that sending it again cannot cure: {@code WRONGTYPE} (the key holds something other than a
+	 * stream), {@code NOPERM} (the user may not write that key) or a plain {@code ERR} reply. A
+	 * connection that cannot be made or was lost ({@code RedisConnectionFailureException}, any
+	 * {@link DataAccessResourceFailureException}), a command or connect timeout
+	 * ({@code QueryTimeoutException}, any {@link TransientDataAccessException}), a server that is
+	 * loading, busy, read-only, out of memory or without its cluster, and anything unknown are the
+	 * infrastructure's: they would fail every message alike.
+	 * @param failure what {@link #send} completed its future with
+	 * @return whether the failure counts towards the message's attempts
+	 */
+	@Override
+	public boolean isMessageFailure(Throwable failure) {
+		int depth = 0;
+		for (Throwable cause = failure; cause != null && depth < 16; cause = cause.getCause(), depth++) {
+			if (cause instanceof DataAccessResourceFailureException || cause instanceof TransientDataAccessException) {
+				return false;
+			}
+			String message = cause.getMessage();
+			if (message != null && (message.startsWith("WRONGTYPE ") || message.startsWith("NOPERM ")
+					|| message.startsWith("ERR "))) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 }

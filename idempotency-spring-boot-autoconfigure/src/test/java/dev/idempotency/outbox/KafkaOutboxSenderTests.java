@@ -1,0 +1,69 @@
+package dev.idempotency.outbox;
+
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.BrokerNotAvailableException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.DisconnectException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.kafka.core.KafkaProducerException;
+import org.springframework.kafka.core.KafkaTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+/**
+ * Which Kafka failures are the message's (they count towards dead) and which are the broker's or
+ * the network's (they never do).
+ */
+class KafkaOutboxSenderTests {
+
+	private final KafkaOutboxSender sender = new KafkaOutboxSender(mock(KafkaTemplate.class));
+
+	@Test
+	void failuresThatSendingAgainCannotCureAreTheMessages() {
+		assertThat(this.sender.isMessageFailure(new SerializationException("bad"))).isTrue();
+		assertThat(this.sender.isMessageFailure(new RecordTooLargeException("big"))).isTrue();
+		assertThat(this.sender.isMessageFailure(new RecordBatchTooLargeException("big"))).isTrue();
+		assertThat(this.sender.isMessageFailure(new InvalidRecordException("no key on a compacted topic"))).isTrue();
+		assertThat(this.sender.isMessageFailure(new InvalidTopicException("bad name"))).isTrue();
+		assertThat(this.sender.isMessageFailure(new TopicAuthorizationException("denied"))).isTrue();
+	}
+
+	@Test
+	void brokerAndNetworkFailuresAreNotTheMessages() {
+		assertThat(this.sender.isMessageFailure(new TimeoutException("Topic t not present in metadata after 60000 ms.")))
+			.isFalse();
+		assertThat(this.sender.isMessageFailure(new NetworkException("gone"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new NotEnoughReplicasException("isr"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new DisconnectException("bye"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new BrokerNotAvailableException("down"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new UnknownTopicOrPartitionException("moving"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new AuthenticationException("token server down"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new ClusterAuthorizationException("no IdempotentWrite"))).isFalse();
+		assertThat(this.sender.isMessageFailure(new IllegalStateException("producer closed"))).isFalse();
+	}
+
+	@Test
+	void wrappedFailuresAreClassifiedByTheirCause() {
+		assertThat(this.sender.isMessageFailure(new ExecutionException(
+				new KafkaProducerException(null, "send failed", new RecordTooLargeException("big")))))
+			.isTrue();
+		assertThat(this.sender.isMessageFailure(
+				new KafkaProducerException(null, "send failed", new TimeoutException("expired"))))
+			.isFalse();
+	}
+
+}
