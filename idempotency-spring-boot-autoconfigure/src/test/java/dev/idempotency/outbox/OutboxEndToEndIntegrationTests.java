@@ -46,6 +46,10 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OutboxEndToEndIntegrationTests {
 
+	/** The listener's default namespace: its group, then the method. */
+	private static final String NAMESPACE = "points-outbox:PointsService#onOrderPlaced";
+
+
 	private static final String TOPIC = "outbox-e2e-orders";
 
 	private EmbeddedKafkaKraftBroker broker;
@@ -147,7 +151,7 @@ class OutboxEndToEndIntegrationTests {
 	private long meter(String outcome) {
 		return this.context.getBean(MeterRegistry.class)
 			.find(IdempotencyMeters.INVOCATIONS)
-			.tag(IdempotencyMeters.NAMESPACE_TAG, "points-outbox")
+			.tag(IdempotencyMeters.NAMESPACE_TAG, NAMESPACE)
 			.tag(IdempotencyMeters.OUTCOME_TAG, outcome)
 			.timers()
 			.stream()
@@ -177,7 +181,7 @@ class OutboxEndToEndIntegrationTests {
 		PointsService pointsService(JdbcTemplate jdbc) {
 			jdbc.execute("DROP TABLE IF EXISTS outbox_e2e_points");
 			jdbc.execute("CREATE TABLE outbox_e2e_points (order_id VARCHAR(64) NOT NULL, points INT NOT NULL)");
-			jdbc.update("DELETE FROM idempotency_record WHERE namespace = 'points-outbox'");
+			jdbc.update("DELETE FROM idempotency_record WHERE namespace = ?", NAMESPACE);
 			return new PointsService(jdbc);
 		}
 
