@@ -31,8 +31,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.kafka.test.utils.ContainerTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -41,14 +43,15 @@ import static org.awaitility.Awaitility.await;
  * A leased store (Redis) on Kafka, a key whose lease is held by an instance that crashed: the record
  * is "in progress", which is not its fault. It must wait until the lease has expired and then run
  * once, without spending its attempts and without reaching the dead-letter topic (it used to be
- * dead-lettered after three attempts in well under a second). Record and batch listeners.
+ * dead-lettered after three attempts in well under a second). Record and batch listeners; a 5-second
+ * lease.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaInProgressIntegrationTests {
 
 	private static final String PREFIX = TestRedisConnections.uniqueKeyPrefix(KafkaInProgressIntegrationTests.class);
 
-	private static final Duration LEASE = Duration.ofSeconds(3);
+	private static final Duration LEASE = Duration.ofSeconds(5);
 
 	private static final Map<String, AtomicInteger> APPLIED = new ConcurrentHashMap<>();
 
@@ -70,6 +73,10 @@ class KafkaInProgressIntegrationTests {
 					"idempotency.kafka.retry.max-interval=50ms", "spring.autoconfigure.exclude="
 							+ "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 			.run();
+		// The lease is taken once the consumers are assigned, so that it is still held when they poll.
+		KafkaListenerEndpointRegistry registry = this.context.getBean(KafkaListenerEndpointRegistry.class);
+		ContainerTestUtils.waitForAssignment(registry.getListenerContainer("ip-records"), 1);
+		ContainerTestUtils.waitForAssignment(registry.getListenerContainer("ip-batches"), 1);
 	}
 
 	@AfterAll
@@ -176,13 +183,13 @@ class KafkaInProgressIntegrationTests {
 	static class LeasedListeners {
 
 		@KafkaListener(id = "ip-records", topics = "ip-records", groupId = "ip-records")
-		@Idempotent(key = "#payload", namespace = "ip-records", lease = "3s")
+		@Idempotent(key = "#payload", namespace = "ip-records", lease = "5s")
 		public void onRecord(String payload) {
 			APPLIED.computeIfAbsent(payload, (key) -> new AtomicInteger()).incrementAndGet();
 		}
 
 		@KafkaListener(id = "ip-batches", topics = "ip-batches", groupId = "ip-batches", batch = "true")
-		@Idempotent(key = "#element", namespace = "ip-batches", lease = "3s")
+		@Idempotent(key = "#element", namespace = "ip-batches", lease = "5s")
 		public void onBatch(List<String> payloads) {
 			payloads.forEach((payload) -> APPLIED.computeIfAbsent(payload, (key) -> new AtomicInteger()).incrementAndGet());
 		}

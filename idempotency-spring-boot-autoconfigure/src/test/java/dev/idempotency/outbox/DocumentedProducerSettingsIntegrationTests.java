@@ -82,10 +82,13 @@ class DocumentedProducerSettingsIntegrationTests {
 			kafka.send(new ProducerRecord<>("documented-producer", "k", "v")).get(30, TimeUnit.SECONDS);
 			kafka.flush();
 		}
-		assertThat(Duration.ofMillis(Long.parseLong(String.valueOf(producer.getOrDefault(
-				ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000")))))
-			.as("max.block.ms within the relay's default send timeout")
-			.isLessThanOrEqualTo(Duration.ofSeconds(10));
+		if (snippet.file().endsWith("outbox.md")) {
+			// The relay's producer: a send must not block longer than the relay waits for it.
+			assertThat(Duration.ofMillis(Long.parseLong(String.valueOf(producer.getOrDefault(
+					ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000")))))
+				.as("max.block.ms within the relay's default send timeout")
+				.isLessThanOrEqualTo(Duration.ofSeconds(10));
+		}
 	}
 
 	private static KafkaProperties bind(Snippet snippet) throws IOException {

@@ -111,8 +111,8 @@ class RedisStreamAtomicModeIntegrationTests {
 		assertThat(this.listeners.applied()).hasSize(20).allSatisfy((orderId, count) -> assertThat(count).hasValue(1));
 		await().atMost(10, TimeUnit.SECONDS).until(() -> pending(this.redis, ORDERS, ORDERS) == 0);
 		for (int i = 0; i < 20; i++) {
-			// The default namespace: the group, then the listener method.
-			String key = PREFIX + ORDERS + ":Listeners#onOrder:a-" + i;
+			// The default namespace (the group, then the listener method), its ':' escaped by the store.
+			String key = PREFIX + ORDERS + "%3AListeners#onOrder:a-" + i;
 			assertThat(this.redis.opsForValue().get(key)).isEqualTo(this.store.completedValue());
 			assertThat(this.redis.getExpire(key, TimeUnit.SECONDS)).isBetween(Duration.ofMinutes(59).toSeconds(),
 					Duration.ofHours(1).toSeconds());
