@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -139,7 +140,8 @@ public final class KafkaRetentionCheck {
 					continue;
 				}
 				if (!retention.isBounded()) {
-					unbounded.computeIfAbsent(topic, (name) -> new LinkedHashSet<>()).add(listener.method());
+					// Sorted: the order of a class's methods is not defined by reflection.
+					unbounded.computeIfAbsent(topic, (name) -> new TreeSet<>()).add(listener.method());
 				}
 				else if (listener.retention().compareTo(retention.retention().plus(margin)) < 0) {
 					findings.add(new RetentionFinding(RetentionFinding.Kind.TOO_SHORT, retention,

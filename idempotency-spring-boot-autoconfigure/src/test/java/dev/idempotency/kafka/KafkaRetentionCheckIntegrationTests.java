@@ -138,8 +138,8 @@ class KafkaRetentionCheckIntegrationTests {
 				+ "'partitioned-10d'")
 			.contains("@Idempotent DiscoveredListeners#fromExpression keeps keys for 7d but topic 'retained-10d'")
 			.contains("@Idempotent HandlerListener#handle keeps keys for 7d but topic 'retained-10d'")
-			.containsOnlyOnce("Topic 'forever' read by @Idempotent DiscoveredListeners#unbounded, "
-					+ "DiscoveredListeners#alsoForever keeps records without a time limit (retention.ms=-1)")
+			.containsOnlyOnce("Topic 'forever' read by @Idempotent DiscoveredListeners#alsoForever, "
+					+ "DiscoveredListeners#unbounded keeps records without a time limit (retention.ms=-1)")
 			.contains("Topic 'compacted' read by @Idempotent DiscoveredListeners#unbounded is compacted")
 			.contains("reads topic pattern 'retained-.*'; topics matched by a pattern are not checked")
 			.contains("topic 'not-created' does not exist (yet)")
