@@ -13,6 +13,8 @@ import dev.idempotency.support.IdempotencyInterceptor;
 import dev.idempotency.support.IdempotencyStoreResolver;
 import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.IdempotentAdvisor;
+import dev.idempotency.support.IdempotentMethodsVerifier;
+import dev.idempotency.support.NoIdempotencyStoreException;
 import dev.idempotency.support.SpelKeyResolver;
 import dev.idempotency.support.TransactionManagerSelector;
 

@@ -1,5 +1,7 @@
 package dev.idempotency.autoconfigure;
 
+import dev.idempotency.support.NoIdempotencyStoreException;
+
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

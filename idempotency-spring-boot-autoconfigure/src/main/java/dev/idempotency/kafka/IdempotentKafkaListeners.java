@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.support.IdempotentBeanMethods;
+import dev.idempotency.support.IdempotentBeanMethods.BeanMethod;
 import dev.idempotency.support.IdempotentMethod;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,13 +21,11 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.TopicPartition;
 import org.springframework.kafka.core.ConsumerFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * Finds the {@code @Idempotent} methods that {@code @KafkaListener}s call and the topics they read,
@@ -51,21 +50,12 @@ final class IdempotentKafkaListeners {
 	 */
 	static List<IdempotentKafkaListener> find(ConfigurableListableBeanFactory beanFactory, Duration defaultRetention) {
 		List<IdempotentKafkaListener> found = new ArrayList<>();
-		for (String beanName : beanFactory.getBeanDefinitionNames()) {
-			Class<?> type = beanFactory.getType(beanName, false);
-			if (type == null) {
-				continue;
+		for (BeanMethod method : IdempotentBeanMethods.find(beanFactory)) {
+			IdempotentKafkaListener listener = listener(beanFactory, method.userType(), method.method(),
+					defaultRetention);
+			if (listener != null) {
+				found.add(listener);
 			}
-			Class<?> userType = ClassUtils.getUserClass(type);
-			Map<Method, Idempotent> methods = MethodIntrospector.selectMethods(userType,
-					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
-						.findMergedAnnotation(method, Idempotent.class));
-			methods.keySet().forEach((method) -> {
-				IdempotentKafkaListener listener = listener(beanFactory, userType, method, defaultRetention);
-				if (listener != null) {
-					found.add(listener);
-				}
-			});
 		}
 		return found;
 	}

@@ -19,6 +19,7 @@ import dev.idempotency.support.IdempotencyPurgeJob;
 import dev.idempotency.support.IdempotencyTransactionManagerException;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.InMemoryIdempotencyStore;
+import dev.idempotency.support.NoIdempotencyStoreException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.h2.jdbcx.JdbcDataSource;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Properties;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.support.NoIdempotencyStoreException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.BeanCreationException;

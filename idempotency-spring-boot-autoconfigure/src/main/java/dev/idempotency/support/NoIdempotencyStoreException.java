@@ -1,4 +1,4 @@
-package dev.idempotency.autoconfigure;
+package dev.idempotency.support;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.idempotency.autoconfigure;
+package dev.idempotency.support;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -9,15 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
-import dev.idempotency.support.IdempotencyStoreResolver;
-import dev.idempotency.support.IdempotencyTransactionManagerException;
-import dev.idempotency.support.IdempotencyTransactionManagerResolver;
-import dev.idempotency.support.IdempotentAdvisor;
-import dev.idempotency.support.IdempotentMethod;
-import dev.idempotency.support.TransactionManagerSelector;
+import dev.idempotency.support.IdempotentBeanMethods.BeanMethod;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.framework.Advised;
@@ -27,18 +21,17 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.MethodIntrospector;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.util.ClassUtils;
 
 /**
  * Fails start-up, rather than the first message, when an {@code @Idempotent} method has no store, a
  * malformed annotation or key expression, a default namespace it would share with another method,
  * a transactional store without a transaction manager that manages the store's resource, or a bean
  * that is not proxied.
+ *
+ * @since 0.1.0
  */
-class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+public class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -57,28 +50,16 @@ class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFacto
 		Map<String, List<String>> methodsByStore = new LinkedHashMap<>();
 		Map<String, Set<Method>> methodsByDefaultNamespace = new LinkedHashMap<>();
 		Map<String, Class<?>> advisedBeans = new LinkedHashMap<>();
-		for (String beanName : beanFactory.getBeanDefinitionNames()) {
-			Class<?> type = beanFactory.getType(beanName, false);
-			if (type == null) {
-				continue;
+		for (BeanMethod found : IdempotentBeanMethods.find(beanFactory)) {
+			advisedBeans.put(found.beanName(), found.userType());
+			IdempotentMethod metadata = IdempotentMethod.of(found.method(), found.userType(),
+					beanFactory::resolveEmbeddedValue);
+			keyResolver.validate(metadata.keyExpression(), found.method());
+			if (metadata.namespace() == null) {
+				methodsByDefaultNamespace.computeIfAbsent(metadata.fallbackNamespace(), (key) -> new LinkedHashSet<>())
+					.add(found.method());
 			}
-			Class<?> userType = ClassUtils.getUserClass(type);
-			Map<Method, Idempotent> methods = MethodIntrospector.selectMethods(userType,
-					(MethodIntrospector.MetadataLookup<Idempotent>) (method) -> AnnotatedElementUtils
-						.findMergedAnnotation(method, Idempotent.class));
-			if (!methods.isEmpty()) {
-				advisedBeans.put(beanName, userType);
-			}
-			methods.forEach((method, annotation) -> {
-				IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
-				keyResolver.validate(metadata.keyExpression(), method);
-				if (metadata.namespace() == null) {
-					methodsByDefaultNamespace.computeIfAbsent(metadata.fallbackNamespace(), (key) -> new LinkedHashSet<>())
-						.add(method);
-				}
-				methodsByStore.computeIfAbsent(metadata.storeName(), (store) -> new ArrayList<>())
-					.add(userType.getSimpleName() + "#" + method.getName());
-			});
+			methodsByStore.computeIfAbsent(metadata.storeName(), (store) -> new ArrayList<>()).add(found.describe());
 		}
 		methodsByDefaultNamespace.forEach(IdempotentMethodsVerifier::verifyDistinct);
 		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
