@@ -16,7 +16,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 final class ConsumerGroups {
 
-	private static final Log logger = LogFactory.getLog(ConsumerGroups.class);
+	// The container's category, as before the split: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
 
 	private static final ReadOffset START = ReadOffset.from("0-0");
 

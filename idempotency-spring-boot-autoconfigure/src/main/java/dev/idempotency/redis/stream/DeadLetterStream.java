@@ -35,7 +35,8 @@ final class DeadLetterStream {
 
 	private static final int MAX_ERROR_LENGTH = 2000;
 
-	private static final Log logger = LogFactory.getLog(DeadLetterStream.class);
+	// The container's category, as before the split: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
 
 	private final StringRedisTemplate redis;
 

@@ -34,7 +34,8 @@ final class PendingEntryRecovery {
 	/** Entries XPENDING lists to find the oldest idle time. */
 	private static final int MEASURED_ENTRIES = 100;
 
-	private static final Log logger = LogFactory.getLog(PendingEntryRecovery.class);
+	// The container's category, as before the split: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
 
 	private final StringRedisTemplate redis;
 

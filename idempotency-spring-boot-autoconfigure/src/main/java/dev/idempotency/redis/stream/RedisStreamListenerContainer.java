@@ -1,6 +1,5 @@
 package dev.idempotency.redis.stream;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -17,16 +16,11 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.stream.Consumer;
 import org.springframework.data.redis.connection.stream.MapRecord;
-import org.springframework.data.redis.connection.stream.ReadOffset;
-import org.springframework.data.redis.connection.stream.StreamOffset;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.serializer.StringRedisSerializer;
 import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 import org.springframework.data.redis.stream.StreamMessageListenerContainer.StreamMessageListenerContainerOptions;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer.StreamReadRequest;
-import org.springframework.data.redis.stream.Subscription;
 
 /**
  * Runs one {@link RedisStreamListener} method: its consumers read the stream through a
@@ -50,9 +44,9 @@ import org.springframework.data.redis.stream.Subscription;
  * max-deliveries times are written to the dead-letter stream and then acknowledged; entries
  * trimmed from the stream are acknowledged and counted.</li>
  * </ul>
- * This class owns the lifecycle: threads, subscriptions and their health, the recovery schedule.
- * The work is done by its collaborators, which share one {@link StreamBinding}; every entry, however
- * it was read, takes one way: {@link PendingEntryRecovery} or a subscription →
+ * This class owns the lifecycle: threads, start and stop, the recovery schedule. The work is done by
+ * its collaborators, which share one {@link StreamBinding}; every entry, however it was read, takes
+ * one way: a subscription ({@link StreamConsumers}) or {@link PendingEntryRecovery} →
  * {@link StreamEntryDispatcher} ({@link StreamArgumentResolver}, {@link RedisStreamDeliveryContext},
  * the method, XACK) → on failure {@link StreamFailurePolicy} → {@link DeadLetterStream}.
  * {@link ConsumerGroups} creates and recreates the group.
@@ -88,11 +82,9 @@ public class RedisStreamListenerContainer {
 
 	private final ConsumerGroups groups;
 
-	private final StreamEntryDispatcher dispatcher;
-
 	private final PendingEntryRecovery pending;
 
-	private final List<ConsumerState> consumers;
+	private final StreamConsumers consumers;
 
 	private final AtomicInteger activeTasks = new AtomicInteger();
 
@@ -103,8 +95,6 @@ public class RedisStreamListenerContainer {
 	private @Nullable StreamMessageListenerContainer<String, MapRecord<String, String, String>> container;
 
 	private @Nullable ScheduledExecutorService recovery;
-
-	private int lastReportedActive = -1;
 
 	/**
 	 * Creates a container; {@link #start()} starts it.
@@ -126,16 +116,13 @@ public class RedisStreamListenerContainer {
 		this.groups = new ConsumerGroups(redis, this.binding);
 		StreamFailurePolicy failures = new StreamFailurePolicy(redis, this.binding,
 				new DeadLetterStream(redis, this.binding, settings.deadLetterSuffix()), settings);
-		this.dispatcher = new StreamEntryDispatcher(redis, this.binding, endpoint,
+		StreamEntryDispatcher dispatcher = new StreamEntryDispatcher(redis, this.binding, endpoint,
 				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures);
-		this.pending = new PendingEntryRecovery(redis, this.binding, settings, this.dispatcher, this::isRunning);
+		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this::isRunning);
 		int concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency() : settings.concurrency();
 		String base = (endpoint.consumer() != null) ? endpoint.consumer() : ConsumerNames.unique();
-		List<ConsumerState> states = new ArrayList<>();
-		for (int i = 0; i < concurrency; i++) {
-			states.add(new ConsumerState((concurrency == 1) ? base : base + "-" + i));
-		}
-		this.consumers = List.copyOf(states);
+		this.consumers = new StreamConsumers(StreamConsumers.names(base, concurrency), this.binding, settings,
+				this.groups, dispatcher, this::isRunning);
 	}
 
 	public RedisStreamListenerEndpoint getEndpoint() {
@@ -147,7 +134,7 @@ public class RedisStreamListenerContainer {
 	 * @return one name per consumer
 	 */
 	public List<String> getConsumerNames() {
-		return this.consumers.stream().map(ConsumerState::name).toList();
+		return this.consumers.names();
 	}
 
 	public boolean isRunning() {
@@ -159,14 +146,7 @@ public class RedisStreamListenerContainer {
 	 * @return the number of healthy subscriptions
 	 */
 	public int getActiveSubscriptions() {
-		int active = 0;
-		for (ConsumerState consumer : this.consumers) {
-			Subscription subscription = consumer.subscription;
-			if (this.running && subscription != null && subscription.isActive() && !consumer.failing) {
-				active++;
-			}
-		}
-		return active;
+		return this.consumers.active();
 	}
 
 	/**
@@ -208,7 +188,7 @@ public class RedisStreamListenerContainer {
 				.create(this.connectionFactory, options);
 			container.start();
 			this.container = container;
-			for (ConsumerState consumer : this.consumers) {
+			for (StreamConsumers.Member consumer : this.consumers.members()) {
 				counted.execute(() -> startConsumer(container, consumer));
 			}
 			ScheduledExecutorService recovery = Executors.newSingleThreadScheduledExecutor((task) -> {
@@ -253,92 +233,35 @@ public class RedisStreamListenerContainer {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		for (ConsumerState consumer : this.consumers) {
-			consumer.subscription = null;
-			consumer.failing = false;
-			consumer.ownPendingRead = false;
-		}
-		reportSubscriptions();
+		this.consumers.reset();
+		this.consumers.report();
 	}
 
 	private void startConsumer(StreamMessageListenerContainer<String, MapRecord<String, String, String>> container,
-			ConsumerState consumer) {
+			StreamConsumers.Member consumer) {
 		try {
 			this.groups.create();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not create consumer group '" + group() + "' of stream '" + stream()
-					+ "'; the consumer retries when it reads", ex);
+			logger.warn("Could not create consumer group '" + this.binding.group() + "' of stream '"
+					+ this.binding.stream() + "'; the consumer retries when it reads", ex);
 		}
 		try {
-			this.pending.readOwnPending(consumer.name);
+			this.pending.readOwnPending(consumer.name());
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not read the pending entries of consumer '" + consumer.name + "' of stream '"
-					+ stream() + "'; they are claimed after min-idle", ex);
+			logger.warn("Could not read the pending entries of consumer '" + consumer.name() + "' of stream '"
+					+ this.binding.stream() + "'; they are claimed after min-idle", ex);
 		}
 		finally {
-			consumer.ownPendingRead = true;
+			consumer.ownPendingRead();
 		}
 		synchronized (this.lifecycleMonitor) {
 			if (this.running && this.container == container) {
-				subscribe(container, consumer);
+				this.consumers.subscribe(container, consumer);
 			}
 		}
-		reportSubscriptions();
-	}
-
-	private void subscribe(StreamMessageListenerContainer<String, MapRecord<String, String, String>> container,
-			ConsumerState consumer) {
-		StreamReadRequest<String> request = StreamReadRequest
-			.builder(StreamOffset.create(stream(), ReadOffset.lastConsumed()))
-			.consumer(Consumer.from(group(), consumer.name))
-			.autoAcknowledge(false)
-			// Never cancel on an error while running: the error handler backs off and reads again.
-			.cancelOnError((ex) -> !this.running)
-			.errorHandler((ex) -> onReadError(consumer, ex))
-			.build();
-		consumer.registeredAt = System.nanoTime();
-		consumer.subscription = container.register(request, (record) -> {
-			consumer.failing = false;
-			this.dispatcher.dispatch(record, consumer.name, 1);
-		});
-	}
-
-	private void onReadError(ConsumerState consumer, Throwable ex) {
-		if (!this.running) {
-			return;
-		}
-		boolean first = !consumer.failing;
-		consumer.failing = true;
-		consumer.lastErrorAt = System.nanoTime();
-		if (first) {
-			reportSubscriptions();
-		}
-		if (ConsumerGroups.isMissingGroup(ex)) {
-			logger.warn("Consumer group '" + group() + "' of stream '" + stream()
-					+ "' is missing (NOGROUP), probably after a Redis restart or failover; recreating it");
-			try {
-				this.groups.recreate();
-			}
-			catch (RuntimeException recreation) {
-				logger.warn("Could not recreate consumer group '" + group() + "' of stream '" + stream() + "'",
-						recreation);
-			}
-		}
-		else if (first) {
-			logger.warn("Reading stream '" + stream() + "' as consumer '" + consumer.name + "' of group '" + group()
-					+ "' failed; retrying every " + this.settings.recoveryBackOff() + " until it succeeds", ex);
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("Reading stream '" + stream() + "' failed again", ex);
-		}
-		try {
-			Thread.sleep(Math.max(1, this.settings.recoveryBackOff().toMillis()));
-		}
-		catch (InterruptedException interrupted) {
-			Thread.currentThread().interrupt();
-		}
+		this.consumers.report();
 	}
 
 	/** One recovery run: subscriptions, pending gauges, claims. */
@@ -347,51 +270,35 @@ public class RedisStreamListenerContainer {
 			return;
 		}
 		try {
-			checkSubscriptions();
+			synchronized (this.lifecycleMonitor) {
+				this.consumers.resubscribeEnded(this.container);
+			}
+			this.consumers.report();
 			this.pending.measurePending();
 			// Not while a consumer still reads its own pending entries: a claim would take the same
 			// entries (idle since the previous incarnation died), deliver them a second time on this
 			// thread, and count a delivery that never failed.
-			if (this.consumers.stream().allMatch((consumer) -> consumer.ownPendingRead)) {
-				this.pending.claimIdleEntries(this.consumers.get(0).name);
+			if (this.consumers.allReadOwnPending()) {
+				this.pending.claimIdleEntries(this.consumers.claimer());
 			}
 		}
 		catch (RuntimeException ex) {
+			String stream = this.binding.stream();
 			if (ConsumerGroups.isMissingGroup(ex)) {
 				// Not created yet (start-up) or lost: the consumers' reads create or recreate it.
-				logger.debug("Recovery of stream '" + stream() + "' skipped: its group does not exist (yet)");
+				logger.debug("Recovery of stream '" + stream + "' skipped: its group does not exist (yet)");
 			}
-			else if (anyConsumerFailing()) {
-				logger.debug("Recovery of stream '" + stream() + "' failed while its consumers cannot read", ex);
+			else if (this.consumers.anyFailing()) {
+				logger.debug("Recovery of stream '" + stream + "' failed while its consumers cannot read", ex);
 			}
 			else {
-				logger.warn("Recovery of pending entries of stream '" + stream() + "' failed; retrying in "
+				logger.warn("Recovery of pending entries of stream '" + stream + "' failed; retrying in "
 						+ this.settings.claimInterval(), ex);
 			}
 		}
 		catch (Error ex) {
-			logger.error("Recovery of stream '" + stream() + "' failed", ex);
+			logger.error("Recovery of stream '" + this.binding.stream() + "' failed", ex);
 		}
-	}
-
-	private void checkSubscriptions() {
-		long quiet = this.settings.pollTimeout().plus(this.settings.recoveryBackOff()).multipliedBy(2).toNanos();
-		synchronized (this.lifecycleMonitor) {
-			for (ConsumerState consumer : this.consumers) {
-				Subscription subscription = consumer.subscription;
-				if (consumer.failing && System.nanoTime() - consumer.lastErrorAt > quiet) {
-					consumer.failing = false;
-					logger.info("Consumer '" + consumer.name + "' reads stream '" + stream() + "' again");
-				}
-				if (this.running && this.container != null && subscription != null && !subscription.isActive()
-						&& System.nanoTime() - consumer.registeredAt > quiet) {
-					logger.warn("Subscription of consumer '" + consumer.name + "' to stream '" + stream()
-							+ "' ended; subscribing again");
-					subscribe(this.container, consumer);
-				}
-			}
-		}
-		reportSubscriptions();
 	}
 
 	/**
@@ -415,56 +322,6 @@ public class RedisStreamListenerContainer {
 	 */
 	public static String messageId(MapRecord<String, String, String> record) {
 		return RedisStreamDeliveryContext.messageId(record);
-	}
-
-	private boolean anyConsumerFailing() {
-		return this.consumers.stream().anyMatch((consumer) -> consumer.failing);
-	}
-
-	private void reportSubscriptions() {
-		int active = getActiveSubscriptions();
-		synchronized (this.consumers) {
-			if (active == this.lastReportedActive && this.running) {
-				return;
-			}
-			this.lastReportedActive = active;
-		}
-		this.binding.notifyListeners(
-				(listener) -> listener.onStreamSubscriptions(this.binding.stream(), this.binding.group(), active));
-	}
-
-	private String stream() {
-		return this.binding.stream();
-	}
-
-	private String group() {
-		return this.binding.group();
-	}
-
-	/** One consumer of the group and its subscription. */
-	private static final class ConsumerState {
-
-		private final String name;
-
-		private volatile @Nullable Subscription subscription;
-
-		private volatile boolean failing;
-
-		private volatile long lastErrorAt;
-
-		private volatile long registeredAt;
-
-		/** Whether the consumer has read its own pending entries since it started. */
-		private volatile boolean ownPendingRead;
-
-		ConsumerState(String name) {
-			this.name = name;
-		}
-
-		String name() {
-			return this.name;
-		}
-
 	}
 
 }

@@ -21,7 +21,8 @@ import org.apache.commons.logging.LogFactory;
  */
 record StreamBinding(String stream, String group, Supplier<List<IdempotencyListener>> listeners) {
 
-	private static final Log logger = LogFactory.getLog(StreamBinding.class);
+	// The container's category, as before the split: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
 
 	/**
 	 * Tells every listener; a listener that throws is logged and does not stop the others.

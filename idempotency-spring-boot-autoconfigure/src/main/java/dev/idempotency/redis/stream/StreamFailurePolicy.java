@@ -36,7 +36,8 @@ final class StreamFailurePolicy {
 	/** Bounds the failures remembered for entries that are pending and may exhaust their deliveries. */
 	private static final int REMEMBERED_FAILURES = 10_000;
 
-	private static final Log logger = LogFactory.getLog(StreamFailurePolicy.class);
+	// The container's category, as before the split: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
 
 	private final StringRedisTemplate redis;
 

@@ -3,9 +3,9 @@
  * spring-data-redis' {@code StreamMessageListenerContainer} with manual acknowledgement, consumer
  * group creation and recreation, pending-entry recovery (XAUTOCLAIM) and a dead-letter stream.
  * <p>
- * {@code RedisStreamListenerContainer} keeps the lifecycle; one entry goes one way:
- * {@code PendingEntryRecovery} or a subscription → {@code StreamEntryDispatcher} → (on failure)
- * {@code StreamFailurePolicy} → {@code DeadLetterStream}.
+ * {@code RedisStreamListenerContainer} keeps the lifecycle; one entry goes one way: a subscription
+ * ({@code StreamConsumers}) or {@code PendingEntryRecovery} → {@code StreamEntryDispatcher} → (on
+ * failure) {@code StreamFailurePolicy} → {@code DeadLetterStream}.
  */
 @NullMarked
 package dev.idempotency.redis.stream;
