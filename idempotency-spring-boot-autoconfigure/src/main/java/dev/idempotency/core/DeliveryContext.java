@@ -21,8 +21,11 @@ import org.jspecify.annotations.Nullable;
 public record DeliveryContext(@Nullable String messageId, @Nullable String namespace, Map<String, Object> variables,
 		@Nullable MessageAcknowledger acknowledger, List<DeliveryContext> elements) {
 
-	/** The message id header written by the outbox relay and read by consumers. */
-	public static final String MESSAGE_ID_HEADER = "message-id";
+	/**
+	 * The message id header written by the outbox relay and read by consumers.
+	 * @see MessageFields#MESSAGE_ID
+	 */
+	public static final String MESSAGE_ID_HEADER = MessageFields.MESSAGE_ID;
 
 	public DeliveryContext {
 		variables = Map.copyOf(variables);

@@ -1,0 +1,53 @@
+package dev.idempotency.redis.stream;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.MessageFields;
+
+import org.springframework.data.redis.connection.stream.MapRecord;
+
+/**
+ * Describes a stream entry as the {@link DeliveryContext} of its delivery: message id, the group
+ * as namespace, the SpEL variables {@code #record}, {@code #headers} (the fields),
+ * {@code #recordId} and {@code #stream}, and the entry's acknowledger.
+ */
+final class RedisStreamDeliveryContext {
+
+	private RedisStreamDeliveryContext() {
+	}
+
+	/**
+	 * Describes one entry as the delivery context.
+	 * @param record the entry
+	 * @param group the consumer group (the default namespace)
+	 * @param acknowledger acknowledges the entry
+	 * @return the delivery context
+	 */
+	static DeliveryContext of(MapRecord<String, String, String> record, String group,
+			RedisStreamAcknowledger acknowledger) {
+		Map<String, Object> variables = new LinkedHashMap<>();
+		variables.put("record", record);
+		variables.put("headers", record.getValue());
+		variables.put("recordId", record.getId().getValue());
+		variables.put("stream", record.getStream());
+		return new DeliveryContext(messageId(record), group, variables, acknowledger);
+	}
+
+	/**
+	 * The entry's message id: the {@value MessageFields#MESSAGE_ID} field (written by the outbox
+	 * relay) if present, else {@code <stream>:<record id>}, which identifies an entry but not a
+	 * producer's re-send.
+	 * @param record the entry
+	 * @return the message id
+	 */
+	static String messageId(MapRecord<String, String, String> record) {
+		String field = record.getValue().get(MessageFields.MESSAGE_ID);
+		if (field != null && !field.isEmpty()) {
+			return field;
+		}
+		return record.getStream() + ":" + record.getId().getValue();
+	}
+
+}

@@ -1,0 +1,268 @@
+package dev.idempotency.redis.stream;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.stream.Consumer;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.ReadOffset;
+import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.stream.StreamMessageListenerContainer;
+import org.springframework.data.redis.stream.StreamMessageListenerContainer.StreamReadRequest;
+import org.springframework.data.redis.stream.Subscription;
+
+/**
+ * The consumers of one listener container and the health of their subscriptions: subscribes each
+ * consumer (new entries go to the {@link StreamEntryDispatcher}), handles read errors without ever
+ * cancelling (pause, recreate a missing group), subscribes again when a subscription ended, and tells
+ * the listeners how many subscriptions read without error whenever that number changes.
+ * <p>
+ * The container calls {@link #subscribe} and {@link #resubscribeEnded} under its lifecycle lock, with
+ * the spring-data-redis container it currently runs.
+ */
+final class StreamConsumers {
+
+	// The container's category, as before the split: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
+
+	private final StreamBinding binding;
+
+	private final RedisStreamSettings settings;
+
+	private final ConsumerGroups groups;
+
+	private final StreamEntryDispatcher dispatcher;
+
+	private final BooleanSupplier running;
+
+	private final List<Member> members;
+
+	private int lastReportedActive = -1;
+
+	/**
+	 * Creates the consumers of one container.
+	 * @param names the consumer names, one per consumer
+	 * @param binding the stream and group
+	 * @param settings poll timeout and recovery back-off
+	 * @param groups recreates the group when a read finds it missing
+	 * @param dispatcher delivers the entries read
+	 * @param running whether the container runs; errors while it does not are ignored
+	 */
+	StreamConsumers(List<String> names, StreamBinding binding, RedisStreamSettings settings, ConsumerGroups groups,
+			StreamEntryDispatcher dispatcher, BooleanSupplier running) {
+		this.binding = binding;
+		this.settings = settings;
+		this.groups = groups;
+		this.dispatcher = dispatcher;
+		this.running = running;
+		List<Member> members = new ArrayList<>(names.size());
+		for (String name : names) {
+			members.add(new Member(name));
+		}
+		this.members = List.copyOf(members);
+	}
+
+	/**
+	 * Consumer names for a listener: {@code base} for one consumer, else {@code base-0},
+	 * {@code base-1}, ...
+	 * @param base the listener's consumer name
+	 * @param concurrency how many consumers
+	 * @return the names
+	 */
+	static List<String> names(String base, int concurrency) {
+		List<String> names = new ArrayList<>(concurrency);
+		for (int i = 0; i < concurrency; i++) {
+			names.add((concurrency == 1) ? base : base + "-" + i);
+		}
+		return names;
+	}
+
+	List<Member> members() {
+		return this.members;
+	}
+
+	List<String> names() {
+		return this.members.stream().map(Member::name).toList();
+	}
+
+	/**
+	 * The consumer that claims idle entries for the whole container.
+	 * @return the first consumer's name
+	 */
+	String claimer() {
+		return this.members.get(0).name;
+	}
+
+	/**
+	 * How many subscriptions are reading without error.
+	 * @return the number of healthy subscriptions; 0 when the container does not run
+	 */
+	int active() {
+		boolean running = this.running.getAsBoolean();
+		int active = 0;
+		for (Member member : this.members) {
+			Subscription subscription = member.subscription;
+			if (running && subscription != null && subscription.isActive() && !member.failing) {
+				active++;
+			}
+		}
+		return active;
+	}
+
+	boolean anyFailing() {
+		return this.members.stream().anyMatch((member) -> member.failing);
+	}
+
+	/**
+	 * Whether every consumer has read its own pending entries since it started; until then a claim
+	 * would take the same entries and deliver them twice.
+	 * @return {@code true} once all have
+	 */
+	boolean allReadOwnPending() {
+		return this.members.stream().allMatch((member) -> member.ownPendingRead);
+	}
+
+	/**
+	 * Subscribes one consumer to new entries ({@code >}) with manual acknowledgement.
+	 * @param container the spring-data-redis container to register with
+	 * @param member the consumer
+	 */
+	void subscribe(StreamMessageListenerContainer<String, MapRecord<String, String, String>> container,
+			Member member) {
+		StreamReadRequest<String> request = StreamReadRequest
+			.builder(StreamOffset.create(this.binding.stream(), ReadOffset.lastConsumed()))
+			.consumer(Consumer.from(this.binding.group(), member.name))
+			.autoAcknowledge(false)
+			// Never cancel on an error while running: the error handler backs off and reads again.
+			.cancelOnError((ex) -> !this.running.getAsBoolean())
+			.errorHandler((ex) -> onReadError(member, ex))
+			.build();
+		member.registeredAt = System.nanoTime();
+		member.subscription = container.register(request, (record) -> {
+			member.failing = false;
+			this.dispatcher.dispatch(record, member.name, 1);
+		});
+	}
+
+	/**
+	 * Marks consumers that have read without error for a while as healthy again, and subscribes again
+	 * those whose subscription ended.
+	 * @param container the spring-data-redis container to register with, or {@code null} if none runs
+	 */
+	void resubscribeEnded(
+			@Nullable StreamMessageListenerContainer<String, MapRecord<String, String, String>> container) {
+		long quiet = this.settings.pollTimeout().plus(this.settings.recoveryBackOff()).multipliedBy(2).toNanos();
+		for (Member member : this.members) {
+			Subscription subscription = member.subscription;
+			if (member.failing && System.nanoTime() - member.lastErrorAt > quiet) {
+				member.failing = false;
+				logger.info("Consumer '" + member.name + "' reads stream '" + this.binding.stream() + "' again");
+			}
+			if (this.running.getAsBoolean() && container != null && subscription != null && !subscription.isActive()
+					&& System.nanoTime() - member.registeredAt > quiet) {
+				logger.warn("Subscription of consumer '" + member.name + "' to stream '" + this.binding.stream()
+						+ "' ended; subscribing again");
+				subscribe(container, member);
+			}
+		}
+	}
+
+	/** Forgets every subscription and error, after the container stopped. */
+	void reset() {
+		for (Member member : this.members) {
+			member.subscription = null;
+			member.failing = false;
+			member.ownPendingRead = false;
+		}
+	}
+
+	/**
+	 * Tells the listeners the number of healthy subscriptions if it changed since the last report (or
+	 * always, when the container does not run).
+	 */
+	void report() {
+		int active = active();
+		synchronized (this.members) {
+			if (active == this.lastReportedActive && this.running.getAsBoolean()) {
+				return;
+			}
+			this.lastReportedActive = active;
+		}
+		this.binding.notifyListeners(
+				(listener) -> listener.onStreamSubscriptions(this.binding.stream(), this.binding.group(), active));
+	}
+
+	private void onReadError(Member member, Throwable ex) {
+		if (!this.running.getAsBoolean()) {
+			return;
+		}
+		String stream = this.binding.stream();
+		String group = this.binding.group();
+		boolean first = !member.failing;
+		member.failing = true;
+		member.lastErrorAt = System.nanoTime();
+		if (first) {
+			report();
+		}
+		if (ConsumerGroups.isMissingGroup(ex)) {
+			logger.warn("Consumer group '" + group + "' of stream '" + stream
+					+ "' is missing (NOGROUP), probably after a Redis restart or failover; recreating it");
+			try {
+				this.groups.recreate();
+			}
+			catch (RuntimeException recreation) {
+				logger.warn("Could not recreate consumer group '" + group + "' of stream '" + stream + "'", recreation);
+			}
+		}
+		else if (first) {
+			logger.warn("Reading stream '" + stream + "' as consumer '" + member.name + "' of group '" + group
+					+ "' failed; retrying every " + this.settings.recoveryBackOff() + " until it succeeds", ex);
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Reading stream '" + stream + "' failed again", ex);
+		}
+		try {
+			Thread.sleep(Math.max(1, this.settings.recoveryBackOff().toMillis()));
+		}
+		catch (InterruptedException interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** One consumer of the group and its subscription. */
+	static final class Member {
+
+		private final String name;
+
+		private volatile @Nullable Subscription subscription;
+
+		private volatile boolean failing;
+
+		private volatile long lastErrorAt;
+
+		private volatile long registeredAt;
+
+		/** Whether the consumer has read its own pending entries since it started. */
+		private volatile boolean ownPendingRead;
+
+		Member(String name) {
+			this.name = name;
+		}
+
+		String name() {
+			return this.name;
+		}
+
+		/** Records that the consumer has read its own pending entries (or given up trying). */
+		void ownPendingRead() {
+			this.ownPendingRead = true;
+		}
+
+	}
+
+}
