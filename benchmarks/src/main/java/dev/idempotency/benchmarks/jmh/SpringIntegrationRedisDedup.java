@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import org.springframework.integration.redis.metadata.RedisMetadataStore;
 

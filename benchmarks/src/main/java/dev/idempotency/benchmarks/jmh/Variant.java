@@ -1,4 +1,6 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
+
+import dev.idempotency.benchmarks.support.Message;
 
 /**
  * One way of consuming a message at most once in effect. Implementations are shared by all benchmark

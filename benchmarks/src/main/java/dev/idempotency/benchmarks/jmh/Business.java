@@ -1,5 +1,6 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
+import dev.idempotency.benchmarks.support.Message;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +32,7 @@ public final class RedisConnections implements AutoCloseable {
 
 	private StringRedisTemplate template;
 
-	RedisConnections(String runId) {
+	public RedisConnections(String runId) {
 		this.runId = runId;
 	}
 

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,12 +14,13 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.idempotency.benchmarks.support.RedisConnections;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.sync.RedisCommands;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -31,10 +32,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
 
 /**
  * Claims per second of the starter's Redis store against raw Lettuce, with no database in the way:

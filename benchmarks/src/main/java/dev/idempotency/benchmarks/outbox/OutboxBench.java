@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.outbox;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.Harness;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
@@ -28,10 +30,10 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.TopicPartition;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

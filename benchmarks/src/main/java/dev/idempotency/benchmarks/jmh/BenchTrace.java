@@ -1,4 +1,6 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
+
+import dev.idempotency.benchmarks.support.Database;
 
 /**
  * A diagnostic, not a benchmark: delivers a fixed number of messages to one variant on one thread,

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -15,19 +15,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.RedisConnections;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.profile.JavaFlightRecorderProfiler;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
 
 /**
  * Runs {@link DedupBenchmark} for every thread count, database and variant asked for, then prints a

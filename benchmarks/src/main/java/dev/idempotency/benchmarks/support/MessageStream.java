@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MessageStream {
 
 	/** Distance from a duplicate back to the original it re-sends. */
-	static final int DUPLICATE_DISTANCE = 5;
+	public static final int DUPLICATE_DISTANCE = 5;
 
 	private final String runId;
 
@@ -53,7 +53,7 @@ public final class MessageStream {
 	 * The end state that applying each unique message once must produce, or, with
 	 * {@code everyDelivery}, applying every delivery (what a consumer without deduplication does).
 	 */
-	Expected expected(int accountCount, boolean everyDelivery) {
+	public Expected expected(int accountCount, boolean everyDelivery) {
 		long issued = issued();
 		long[] balances = new long[accountCount];
 		long unique = 0;
@@ -79,7 +79,7 @@ public final class MessageStream {
 	 * @param unique distinct business keys among them
 	 * @param balances the balance of each account
 	 */
-	record Expected(long issued, long unique, long[] balances) {
+	public record Expected(long issued, long unique, long[] balances) {
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 /**
  * One delivery: a business key (re-sent unchanged by a duplicate), the account it credits and the

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.stream;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -14,8 +14,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.Harness;
+import dev.idempotency.benchmarks.support.InterleavedRounds;
+import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.Message;
+import dev.idempotency.benchmarks.support.MessageStream;
+import dev.idempotency.benchmarks.support.RedisConnections;
 import dev.idempotency.redis.stream.RedisStreamListener;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -24,9 +34,6 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.api.sync.RedisCommands;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

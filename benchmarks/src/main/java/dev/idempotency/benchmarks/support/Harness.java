@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,13 +24,13 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
-final class Harness {
+public final class Harness {
 
 	private Harness() {
 	}
 
 	/** {@code --name value} pairs; a bare {@code --flag} maps to {@code "true"}. */
-	static Map<String, String> options(String[] args) {
+	public static Map<String, String> options(String[] args) {
 		Map<String, String> options = new HashMap<>();
 		for (int i = 0; i < args.length; i++) {
 			if (!args[i].startsWith("--")) {
@@ -47,16 +47,16 @@ final class Harness {
 		return options;
 	}
 
-	static List<String> list(String value) {
+	public static List<String> list(String value) {
 		return Arrays.stream(value.split(",")).map(String::trim).filter((s) -> !s.isEmpty()).toList();
 	}
 
-	static double median(List<Double> values) {
+	public static double median(List<Double> values) {
 		return percentile(values, 50);
 	}
 
 	/** Nearest-rank percentile of {@code values} (unsorted), {@code NaN} when empty. */
-	static double percentile(List<Double> values, double percent) {
+	public static double percentile(List<Double> values, double percent) {
 		if (values.isEmpty()) {
 			return Double.NaN;
 		}
@@ -70,7 +70,7 @@ final class Harness {
 	}
 
 	/** Nearest-rank percentile of {@code values} (sorted in place), in the unit given. */
-	static double percentile(long[] values, int count, double percent) {
+	public static double percentile(long[] values, int count, double percent) {
 		if (count == 0) {
 			return Double.NaN;
 		}
@@ -79,7 +79,7 @@ final class Harness {
 		return values[Math.min(count - 1, Math.max(0, rank - 1))];
 	}
 
-	static String loadAverage() {
+	public static String loadAverage() {
 		try {
 			String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
 			return parts[0] + " " + parts[1] + " " + parts[2];
@@ -89,13 +89,13 @@ final class Harness {
 		}
 	}
 
-	static String machine() {
+	public static String machine() {
 		return Runtime.getRuntime().availableProcessors() + " CPUs, "
 				+ String.format("%.1f GiB max heap", Runtime.getRuntime().maxMemory() / 1024.0 / 1024 / 1024) + ", "
 				+ System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version");
 	}
 
-	static void sleep(long millis) {
+	public static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}
@@ -105,7 +105,7 @@ final class Harness {
 		}
 	}
 
-	static void sleep(long millis, int nanos) {
+	public static void sleep(long millis, int nanos) {
 		try {
 			Thread.sleep(millis, nanos);
 		}
@@ -115,7 +115,7 @@ final class Harness {
 		}
 	}
 
-	static String fmt(double value) {
+	public static String fmt(double value) {
 		if (Double.isNaN(value)) {
 			return "—";
 		}
@@ -126,7 +126,7 @@ final class Harness {
 	 * Runs one of the starter's schema scripts with its table renamed, so that a harness gets its
 	 * own copy of the shipped table (same columns, keys and indexes) instead of writing it again.
 	 */
-	static void createFromShippedSchema(JdbcTemplate jdbc, String script, String table, String renamedTo) {
+	public static void createFromShippedSchema(JdbcTemplate jdbc, String script, String table, String renamedTo) {
 		try {
 			String sql = new ClassPathResource(script).getContentAsString(StandardCharsets.UTF_8)
 				.replace(table, renamedTo);
@@ -142,7 +142,7 @@ final class Harness {
 	 * Prints a harness's Markdown report and writes it to
 	 * {@code benchmarks/target/bench-results/<prefix>-<timestamp>.md}.
 	 */
-	static void publish(String prefix, String report) throws IOException {
+	public static void publish(String prefix, String report) throws IOException {
 		System.out.println();
 		System.out.println(report);
 		Path dir = Path.of("benchmarks/target/bench-results");

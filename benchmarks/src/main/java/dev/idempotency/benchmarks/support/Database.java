@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 import java.sql.Connection;
 import java.util.LinkedHashMap;
@@ -111,7 +111,7 @@ public enum Database {
 		return this.isolation;
 	}
 
-	String[] ddl() {
+	public String[] ddl() {
 		return this.ddl.clone();
 	}
 
@@ -156,7 +156,7 @@ public enum Database {
 		}
 	}
 
-	static boolean isReachable(DataSource dataSource) {
+	public static boolean isReachable(DataSource dataSource) {
 		try (Connection connection = dataSource.getConnection()) {
 			return connection.isValid(5);
 		}

@@ -1,9 +1,11 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
+
+import dev.idempotency.benchmarks.support.Database;
 
 /**
  * A diagnostic for a noisy machine, not part of the report: alternates two variants on one thread in

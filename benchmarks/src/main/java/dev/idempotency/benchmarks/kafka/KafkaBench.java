@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.kafka;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +17,12 @@ import java.util.stream.Collectors;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.Harness;
+import dev.idempotency.benchmarks.support.InterleavedRounds;
+import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.Message;
+import dev.idempotency.benchmarks.support.MessageStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -26,8 +32,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.TopicPartition;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,17 +11,17 @@ import org.springframework.jdbc.core.RowCallbackHandler;
  * PostgreSQL: 1,000 accounts, a ledger without a unique key (so a double application shows up as a
  * second row), and a dedup table created from the starter's shipped schema under another name.
  */
-final class LedgerTables {
+public final class LedgerTables {
 
-	static final int ACCOUNTS = 1000;
+	public static final int ACCOUNTS = 1000;
 
-	static final String DEDUP_TABLE = "bench_stream_record";
+	public static final String DEDUP_TABLE = "bench_stream_record";
 
 	/**
 	 * The hand-written dedup of the baselines, variant 2's statement: insert the key unless present.
 	 * Parameters: namespace, key, status, created-at, expires-at.
 	 */
-	static final String INSERT_OR_IGNORE = "INSERT INTO " + DEDUP_TABLE
+	public static final String INSERT_OR_IGNORE = "INSERT INTO " + DEDUP_TABLE
 			+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
 			+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
 
@@ -44,7 +44,7 @@ final class LedgerTables {
 	private LedgerTables() {
 	}
 
-	static void create(JdbcTemplate jdbc) {
+	public static void create(JdbcTemplate jdbc) {
 		for (String ddl : DDL) {
 			jdbc.execute(ddl);
 		}
@@ -59,14 +59,14 @@ final class LedgerTables {
 	}
 
 	/** Empties the ledger and the dedup table and sets every balance to 0 (not timed). */
-	static void reset(JdbcTemplate jdbc) {
+	public static void reset(JdbcTemplate jdbc) {
 		jdbc.execute("TRUNCATE bench_stream_ledger");
 		jdbc.execute("TRUNCATE " + DEDUP_TABLE);
 		jdbc.update("UPDATE bench_stream_account SET balance = 0 WHERE balance <> 0");
 	}
 
 	/** The business transaction's writes: credit the account, add a ledger row. */
-	static void apply(JdbcTemplate jdbc, String key, int account, long amount) {
+	public static void apply(JdbcTemplate jdbc, String key, int account, long amount) {
 		if (jdbc.update(CREDIT, amount, account) != 1) {
 			throw new IllegalStateException("No account " + account);
 		}
@@ -78,7 +78,7 @@ final class LedgerTables {
 	 * variant deduplicates) and every balance.
 	 * @return the problems found, empty if none
 	 */
-	static List<String> problems(JdbcTemplate jdbc, MessageStream.Expected expected, boolean dedups) {
+	public static List<String> problems(JdbcTemplate jdbc, MessageStream.Expected expected, boolean dedups) {
 		List<String> problems = new ArrayList<>();
 		long ledger = ledgerRows(jdbc);
 		if (ledger != expected.unique()) {
@@ -107,7 +107,7 @@ final class LedgerTables {
 		return problems;
 	}
 
-	static long ledgerRows(JdbcTemplate jdbc) {
+	public static long ledgerRows(JdbcTemplate jdbc) {
 		return jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_ledger", Long.class);
 	}
 

@@ -1,9 +1,11 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.Message;
+import dev.idempotency.benchmarks.support.RedisConnections;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

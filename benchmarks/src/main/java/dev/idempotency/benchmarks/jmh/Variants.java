@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import java.util.LinkedHashMap;
 import java.util.List;

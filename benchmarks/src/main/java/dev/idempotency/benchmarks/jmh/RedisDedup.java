@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 /**
  * A Redis-side duplicate check, used by {@link RedisDedupVariant} around the business transaction

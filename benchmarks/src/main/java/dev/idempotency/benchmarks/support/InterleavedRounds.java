@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.support;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,21 +12,21 @@ import java.util.function.Function;
  * same machine load; the first rounds warm up and are not counted; a row's msgs/s is the median of
  * its measured rounds, and a round whose verdict is not OK marks the row WRONG.
  */
-final class InterleavedRounds {
+public final class InterleavedRounds {
 
 	private InterleavedRounds() {
 	}
 
 	/** One round of one variant: its rate, its duration and its verification verdict. */
-	record Result(double rate, double seconds, String verdict) {
+	public record Result(double rate, double seconds, String verdict) {
 	}
 
 	/** The measured rounds of one variant at one concurrency. */
-	record Row(String variant, int concurrency, List<Double> rates, List<String> failures) {
+	public record Row(String variant, int concurrency, List<Double> rates, List<String> failures) {
 	}
 
 	@FunctionalInterface
-	interface Round<V> {
+	public interface Round<V> {
 
 		Result run(V variant, int round) throws Exception;
 
@@ -36,7 +36,7 @@ final class InterleavedRounds {
 	 * Runs {@code warmup + rounds} rounds of every variant, prints a line per round and adds the
 	 * measured rounds' lines to {@code verdicts}.
 	 */
-	static <V> List<Row> run(List<V> variants, Function<V, String> name, int concurrency, int warmup, int rounds,
+	public static <V> List<Row> run(List<V> variants, Function<V, String> name, int concurrency, int warmup, int rounds,
 			Round<V> round, List<String> verdicts) throws Exception {
 		Map<V, List<Double>> rates = new LinkedHashMap<>();
 		Map<V, List<String>> failures = new LinkedHashMap<>();
@@ -73,7 +73,7 @@ final class InterleavedRounds {
 	 * The Markdown table of the rows, each with its ratio to the median of its baseline row at the
 	 * same concurrency, followed by every measured round's line.
 	 */
-	static String table(List<Row> rows, String ratioHeader, Function<String, String> baselineOf,
+	public static String table(List<Row> rows, String ratioHeader, Function<String, String> baselineOf,
 			List<String> verdicts) {
 		StringBuilder out = new StringBuilder();
 		out.append("| variant | consumers | msgs/s (median) | rounds min–max | ").append(ratioHeader)

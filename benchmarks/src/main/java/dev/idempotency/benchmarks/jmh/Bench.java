@@ -1,4 +1,4 @@
-package dev.idempotency.benchmarks;
+package dev.idempotency.benchmarks.jmh;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,6 +6,10 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.Message;
+import dev.idempotency.benchmarks.support.MessageStream;
+import dev.idempotency.benchmarks.support.RedisConnections;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
