@@ -137,7 +137,7 @@ public final class Bench implements AutoCloseable {
 	 * Delivers the next message of the stream to {@code variant}; on failure delivers it again, as a
 	 * broker would, up to {@value #MAX_ATTEMPTS} times.
 	 */
-	public boolean deliver(Variant variant) {
+	public boolean deliver(DedupVariant variant) {
 		Message message = this.stream.next();
 		for (int attempt = 1;; attempt++) {
 			try {
@@ -172,7 +172,7 @@ public final class Bench implements AutoCloseable {
 	}
 
 	/** Compares the database with the expected end state. */
-	public Verdict verify(Variant variant) {
+	public Verdict verify(DedupVariant variant) {
 		boolean dedup = variant.deduplicates();
 		MessageStream.Expected expected = this.stream.expected(ACCOUNTS, !dedup);
 		List<String> problems = new ArrayList<>();

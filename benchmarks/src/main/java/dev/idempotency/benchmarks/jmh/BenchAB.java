@@ -27,26 +27,26 @@ public final class BenchAB {
 		String nameB = args[2];
 		int blocks = (args.length > 3) ? Integer.parseInt(args[3]) : 40;
 		int size = (args.length > 4) ? Integer.parseInt(args[4]) : 200;
-		threads = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
+		int threads = (args.length > 5) ? Integer.parseInt(args[5]) : 1;
 		ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
 		try (Bench benchA = new Bench(database, threads); Bench benchB = new Bench(database, threads)) {
 			benchA.prepare();
-			try (Variant a = Variants.create(nameA, benchA); Variant b = Variants.create(nameB, benchB)) {
+			try (DedupVariant a = Variants.create(nameA, benchA); DedupVariant b = Variants.create(nameB, benchB)) {
 				// warm-up: a quarter of the blocks, not recorded
 				for (int i = 0; i < Math.max(2, blocks / 4); i++) {
-					block(benchA, a, size, cpu);
-					block(benchB, b, size, cpu);
+					block(benchA, a, size, threads, cpu);
+					block(benchB, b, size, threads, cpu);
 				}
 				List<double[]> resultsA = new ArrayList<>();
 				List<double[]> resultsB = new ArrayList<>();
 				for (int i = 0; i < blocks; i++) {
 					if (i % 2 == 0) {
-						resultsA.add(block(benchA, a, size, cpu));
-						resultsB.add(block(benchB, b, size, cpu));
+						resultsA.add(block(benchA, a, size, threads, cpu));
+						resultsB.add(block(benchB, b, size, threads, cpu));
 					}
 					else {
-						resultsB.add(block(benchB, b, size, cpu));
-						resultsA.add(block(benchA, a, size, cpu));
+						resultsB.add(block(benchB, b, size, threads, cpu));
+						resultsA.add(block(benchA, a, size, threads, cpu));
 					}
 				}
 				double wallA = median(resultsA, 0);
@@ -63,8 +63,6 @@ public final class BenchAB {
 			}
 		}
 	}
-
-	private static int threads = 1;
 
 	/**
 	 * Prints the median wall time, and the client and whole-machine CPU time per message as sums over
@@ -95,9 +93,9 @@ public final class BenchAB {
 		}
 	}
 
-	private static double[] block(Bench bench, Variant variant, int size, ThreadMXBean cpu) {
+	private static double[] block(Bench bench, DedupVariant variant, int size, int threads, ThreadMXBean cpu) {
 		if (threads > 1) {
-			return parallelBlock(bench, variant, size);
+			return parallelBlock(bench, variant, size, threads);
 		}
 		long cpuStarted = cpu.getCurrentThreadCpuTime();
 		double machineStarted = machineBusyMicros();
@@ -110,7 +108,7 @@ public final class BenchAB {
 				(machineBusyMicros() - machineStarted) / size };
 	}
 
-	private static double[] parallelBlock(Bench bench, Variant variant, int size) {
+	private static double[] parallelBlock(Bench bench, DedupVariant variant, int size, int threads) {
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
 		long cpuStarted = os.getProcessCpuTime();

@@ -21,7 +21,7 @@ public final class BenchTrace {
 		int warmup = (args.length > 3) ? Integer.parseInt(args[3]) : 0;
 		try (Bench bench = new Bench(database, 1)) {
 			bench.prepare();
-			try (Variant variant = Variants.create(variantName, bench)) {
+			try (DedupVariant variant = Variants.create(variantName, bench)) {
 				for (int i = 0; i < warmup; i++) {
 					bench.deliver(variant);
 				}

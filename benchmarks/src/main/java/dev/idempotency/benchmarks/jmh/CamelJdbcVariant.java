@@ -7,12 +7,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Variant 4: Apache Camel's {@link JdbcMessageIdRepository} (camel-sql) driven as Camel's idempotent
+ * DedupVariant 4: Apache Camel's {@link JdbcMessageIdRepository} (camel-sql) driven as Camel's idempotent
  * consumer drives it (eager, remove on failure): {@code add(key)} in its own transaction (a
  * {@code SELECT COUNT(*)} and an {@code INSERT}), then the business transaction, {@code confirm(key)}
  * on success, {@code remove(key)} on failure. Camel creates its table with its default DDL.
  */
-final class CamelJdbcVariant implements Variant {
+final class CamelJdbcVariant implements DedupVariant {
 
 	private final JdbcTemplate jdbc;
 

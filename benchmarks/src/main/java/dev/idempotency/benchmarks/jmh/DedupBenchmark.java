@@ -1,12 +1,8 @@
 package dev.idempotency.benchmarks.jmh;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 
+import dev.idempotency.benchmarks.report.VerdictFile;
 import dev.idempotency.benchmarks.support.Database;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,7 +21,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * one shared stream (about 10% duplicates) and hands it to the variant. One trial = one fresh set of
  * tables and one run id; at its end the database is checked against the expected balances and ledger
  * and the verdict is appended to the file named by the system property {@code bench.verdicts}
- * ({@link BenchMain} reads it into the report).
+ * (through {@link VerdictFile}; {@link BenchMain} reads it into the report).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -40,7 +36,7 @@ public class DedupBenchmark {
 
 	private Bench bench;
 
-	private Variant impl;
+	private DedupVariant impl;
 
 	@Setup(Level.Trial)
 	public void setUp(BenchmarkParams params) {
@@ -81,19 +77,7 @@ public class DedupBenchmark {
 	}
 
 	private void writeVerdict(int threads, String status, String detail) {
-		String file = System.getProperty("bench.verdicts");
-		String line = String.join("\t", this.variant, this.db, Integer.toString(threads), status, detail) + "\n";
-		System.out.print("[verdict] " + line);
-		if (file == null) {
-			return;
-		}
-		try {
-			Files.writeString(Path.of(file), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-					StandardOpenOption.APPEND);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Could not write verdict to " + file, ex);
-		}
+		VerdictFile.append(this.variant, this.db, threads, status, detail);
 	}
 
 	static String oneLine(Throwable ex) {

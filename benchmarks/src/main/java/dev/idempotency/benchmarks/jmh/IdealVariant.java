@@ -12,11 +12,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Variant 2, the hand-written ideal: in the business transaction, insert-or-ignore a row into the
+ * DedupVariant 2, the hand-written ideal: in the business transaction, insert-or-ignore a row into the
  * same {@code idempotency_record} table the starter uses (same columns, same bind types), and skip the
  * business work when no row was inserted. This is the floor for any transactional dedup.
  */
-final class IdealVariant implements Variant {
+final class IdealVariant implements DedupVariant {
 
 	private static final String COLUMNS = " idempotency_record (namespace, idempotency_key, status, created_at, expires_at)"
 			+ " VALUES (?, ?, ?, ?, ?)";

@@ -4,8 +4,8 @@ import dev.idempotency.benchmarks.support.Message;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** Variant 1: the business transaction alone, no deduplication (duplicates are applied again). */
-final class PlainVariant implements Variant {
+/** DedupVariant 1: the business transaction alone, no deduplication (duplicates are applied again). */
+final class PlainVariant implements DedupVariant {
 
 	private final JdbcTemplate jdbc;
 

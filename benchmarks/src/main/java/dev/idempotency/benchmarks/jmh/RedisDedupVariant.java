@@ -8,7 +8,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Redis variants: claim the key in Redis, run the business transaction in the database, then mark the
  * key done, or release it on failure.
  */
-final class RedisDedupVariant implements Variant {
+final class RedisDedupVariant implements DedupVariant {
 
 	private final JdbcTemplate jdbc;
 

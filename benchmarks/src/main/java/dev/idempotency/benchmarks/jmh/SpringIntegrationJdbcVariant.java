@@ -6,12 +6,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Variant 5: Spring Integration's {@link JdbcMetadataStore} as a {@code MetadataStoreSelector} uses
+ * DedupVariant 5: Spring Integration's {@link JdbcMetadataStore} as a {@code MetadataStoreSelector} uses
  * it: {@code putIfAbsent(key, timestamp)} (one {@code INSERT ... SELECT ... HAVING COUNT(*)=0},
  * auto-committed; on PostgreSQL with {@code ON CONFLICT DO NOTHING}), a non-null answer meaning
  * duplicate; then the business transaction. Spring Integration does not remove the key on failure.
  */
-final class SpringIntegrationJdbcVariant implements Variant {
+final class SpringIntegrationJdbcVariant implements DedupVariant {
 
 	private final JdbcTemplate jdbc;
 

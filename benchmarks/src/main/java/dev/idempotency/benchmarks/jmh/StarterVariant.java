@@ -1,22 +1,19 @@
 package dev.idempotency.benchmarks.jmh;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.BootApps;
 import dev.idempotency.benchmarks.support.Message;
-import dev.idempotency.benchmarks.support.RedisConnections;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Variant 3: {@code @Idempotent} as an application gets it. A Spring Boot application with the
+ * DedupVariant 3: {@code @Idempotent} as an application gets it. A Spring Boot application with the
  * starter and a DataSource (auto-configured: Hikari pool, transaction manager, the starter's store,
  * advisor and interceptor); a bean whose {@code @Idempotent} method runs the business transaction. The
  * benchmark calls the bean's proxy directly (no broker).
@@ -25,27 +22,18 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * auto-configures: {@code starter-jdbc} sets {@code idempotency.store.type=jdbc}; a Redis-backed run
  * only needs other properties (see {@link Variants}).
  */
-final class StarterVariant implements Variant {
+final class StarterVariant implements DedupVariant {
 
 	private final ConfigurableApplicationContext context;
 
 	private final Listener listener;
 
 	StarterVariant(Bench bench, Map<String, Object> storeProperties) {
-		Map<String, Object> properties = new LinkedHashMap<>(bench.database().springProperties(
+		Map<String, Object> properties = BootApps.withRedis(BootApps.properties(bench.database(),
 				Bench.poolSize(bench.threads())));
-		properties.put("spring.data.redis.host", RedisConnections.host());
-		properties.put("spring.data.redis.port", RedisConnections.port());
-		properties.put("spring.data.redis.database", RedisConnections.database());
 		properties.put("idempotency.redis.key-prefix", "bench:starter:" + bench.runId() + ":");
-		properties.put("spring.main.banner-mode", "off");
-		properties.put("logging.level.root", "warn");
 		properties.putAll(storeProperties);
-		this.context = new SpringApplicationBuilder(App.class)
-			.web(WebApplicationType.NONE)
-			.properties(properties)
-			.logStartupInfo(false)
-			.run();
+		this.context = BootApps.run(properties, App.class);
 		this.listener = this.context.getBean(Listener.class);
 	}
 

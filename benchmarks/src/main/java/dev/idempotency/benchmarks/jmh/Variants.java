@@ -15,70 +15,85 @@ import java.util.function.Function;
  */
 public final class Variants {
 
-	/** Label printed in the report for each variant. */
-	static final Map<String, String> LABELS = new LinkedHashMap<>();
-
-	private static final Map<String, Function<Bench, Variant>> JDBC = new LinkedHashMap<>();
-
-	private static final Map<String, Function<Bench, Variant>> REDIS = new LinkedHashMap<>();
-
-	private static final Map<String, Function<Bench, Variant>> DIAGNOSTIC = new LinkedHashMap<>();
-
 	/** The baseline every ratio is computed against. */
 	public static final String BASELINE = "ideal";
 
+	private static final Registry REGISTRY = new Registry();
+
 	static {
-		jdbc("plain", "1 business tx only (no dedup)", PlainVariant::new);
-		jdbc("ideal", "2 hand-written insert-or-ignore in tx", IdealVariant::new);
-		jdbc("starter-jdbc", "3 @Idempotent, starter JDBC store",
+		REGISTRY.jdbc("plain", "1 business tx only (no dedup)", PlainVariant::new);
+		REGISTRY.jdbc("ideal", "2 hand-written insert-or-ignore in tx", IdealVariant::new);
+		REGISTRY.jdbc("starter-jdbc", "3 @Idempotent, starter JDBC store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "jdbc")));
-		jdbc("camel-jdbc", "4 Camel JdbcMessageIdRepository", CamelJdbcVariant::new);
-		jdbc("si-jdbc", "5 Spring Integration JdbcMetadataStore", SpringIntegrationJdbcVariant::new);
-		redis("lettuce-setnx", "R1 Lettuce SET NX PX + SET XX", (bench) -> new RedisDedupVariant(bench,
+		REGISTRY.jdbc("camel-jdbc", "4 Camel JdbcMessageIdRepository", CamelJdbcVariant::new);
+		REGISTRY.jdbc("si-jdbc", "5 Spring Integration JdbcMetadataStore", SpringIntegrationJdbcVariant::new);
+		REGISTRY.redis("lettuce-setnx", "R1 Lettuce SET NX PX + SET XX", (bench) -> new RedisDedupVariant(bench,
 				new LettuceSetNxDedup(bench)));
-		redis("camel-redis", "R2 Camel SpringRedisIdempotentRepository",
+		REGISTRY.redis("camel-redis", "R2 Camel SpringRedisIdempotentRepository",
 				(bench) -> new RedisDedupVariant(bench, new CamelRedisDedup(bench)));
-		redis("si-redis", "R3 Spring Integration RedisMetadataStore",
+		REGISTRY.redis("si-redis", "R3 Spring Integration RedisMetadataStore",
 				(bench) -> new RedisDedupVariant(bench, new SpringIntegrationRedisDedup(bench)));
 		// Diagnostic, not in the default matrix (see docs/performance.md, change 4).
-		DIAGNOSTIC.put("ideal-takeover", (bench) -> new IdealVariant(bench, true));
-		LABELS.put("ideal-takeover", "2' variant 2 with the starter's unguarded ON CONFLICT DO UPDATE (diagnostic)");
-		redis("starter-redis", "R4 @Idempotent, starter Redis store",
+		REGISTRY.diagnostic("ideal-takeover",
+				"2' variant 2 with the starter's unguarded ON CONFLICT DO UPDATE (diagnostic)",
+				(bench) -> new IdealVariant(bench, true));
+		REGISTRY.redis("starter-redis", "R4 @Idempotent, starter Redis store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "redis")));
 	}
 
 	private Variants() {
 	}
 
-	private static void jdbc(String name, String label, Function<Bench, Variant> factory) {
-		JDBC.put(name, factory);
-		LABELS.put(name, label);
-	}
-
-	private static void redis(String name, String label, Function<Bench, Variant> factory) {
-		REDIS.put(name, factory);
-		LABELS.put(name, label);
-	}
-
 	public static List<String> jdbcNames() {
-		return List.copyOf(JDBC.keySet());
+		return List.copyOf(REGISTRY.jdbc.keySet());
 	}
 
 	public static List<String> redisNames() {
-		return List.copyOf(REDIS.keySet());
+		return List.copyOf(REGISTRY.redis.keySet());
 	}
 
 	public static String label(String name) {
-		return LABELS.getOrDefault(name, name);
+		return REGISTRY.labels.getOrDefault(name, name);
 	}
 
-	static Variant create(String name, Bench bench) {
-		Function<Bench, Variant> factory = JDBC.containsKey(name) ? JDBC.get(name)
-				: REDIS.containsKey(name) ? REDIS.get(name) : DIAGNOSTIC.get(name);
+	static DedupVariant create(String name, Bench bench) {
+		Function<Bench, DedupVariant> factory = REGISTRY.jdbc.containsKey(name) ? REGISTRY.jdbc.get(name)
+				: REGISTRY.redis.containsKey(name) ? REGISTRY.redis.get(name) : REGISTRY.diagnostic.get(name);
 		if (factory == null) {
-			throw new IllegalArgumentException("Unknown variant '" + name + "'; known: " + LABELS.keySet());
+			throw new IllegalArgumentException("Unknown variant '" + name + "'; known: " + REGISTRY.labels.keySet());
 		}
 		return factory.apply(bench);
+	}
+
+/**
+	 * The factories and labels by name, filled once by the static initializer of {@link Variants}
+	 * and only read afterwards.
+	 */
+	private static final class Registry {
+
+		private final Map<String, String> labels = new LinkedHashMap<>();
+
+		private final Map<String, Function<Bench, DedupVariant>> jdbc = new LinkedHashMap<>();
+
+		private final Map<String, Function<Bench, DedupVariant>> redis = new LinkedHashMap<>();
+
+		private final Map<String, Function<Bench, DedupVariant>> diagnostic = new LinkedHashMap<>();
+
+		void jdbc(String name, String label, Function<Bench, DedupVariant> factory) {
+			this.jdbc.put(name, factory);
+			this.labels.put(name, label);
+		}
+
+		void redis(String name, String label, Function<Bench, DedupVariant> factory) {
+			this.redis.put(name, factory);
+			this.labels.put(name, label);
+		}
+
+		void diagnostic(String name, String label, Function<Bench, DedupVariant> factory) {
+			this.diagnostic.put(name, factory);
+			this.labels.put(name, label);
+		}
+
 	}
 
 }

@@ -7,10 +7,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The round loop and the results table of the end-to-end harnesses ({@link StreamBench},
- * {@link KafkaBench}): variants take turns round by round, their order rotating, so that all see the
- * same machine load; the first rounds warm up and are not counted; a row's msgs/s is the median of
- * its measured rounds, and a round whose verdict is not OK marks the row WRONG.
+ * The round loop of the end-to-end harnesses (the stream and Kafka suites): variants take turns
+ * round by round, their order rotating, so that all see the same machine load; the first rounds warm
+ * up and are not counted; a round whose verdict is not OK is noted against its variant.
  */
 public final class InterleavedRounds {
 
@@ -33,11 +32,37 @@ public final class InterleavedRounds {
 	}
 
 	/**
+	 * Creates a variant of each name at {@code concurrency}, {@linkplain #run runs} their rounds and
+	 * closes them all, whatever happens.
+	 */
+	public static <V extends AutoCloseable> List<Row> measure(List<String> names, Function<String, V> create,
+			Function<V, String> name, int concurrency, int warmup, int rounds, Round<V> round, List<String> verdicts)
+			throws Exception {
+		List<V> variants = new ArrayList<>();
+		try {
+			for (String each : names) {
+				variants.add(create.apply(each));
+			}
+			return run(variants, name, concurrency, warmup, rounds, round, verdicts);
+		}
+		finally {
+			for (V variant : variants) {
+				try {
+					variant.close();
+				}
+				catch (RuntimeException ex) {
+					System.err.println("Closing " + name.apply(variant) + " failed: " + ex);
+				}
+			}
+		}
+	}
+
+	/**
 	 * Runs {@code warmup + rounds} rounds of every variant, prints a line per round and adds the
 	 * measured rounds' lines to {@code verdicts}.
 	 */
-	public static <V> List<Row> run(List<V> variants, Function<V, String> name, int concurrency, int warmup, int rounds,
-			Round<V> round, List<String> verdicts) throws Exception {
+	public static <V> List<Row> run(List<V> variants, Function<V, String> name, int concurrency, int warmup,
+			int rounds, Round<V> round, List<String> verdicts) throws Exception {
 		Map<V, List<Double>> rates = new LinkedHashMap<>();
 		Map<V, List<String>> failures = new LinkedHashMap<>();
 		variants.forEach((variant) -> {
@@ -51,7 +76,7 @@ public final class InterleavedRounds {
 				Result result = round.run(variant, r);
 				String line = String.format("%s c=%d round %d%s: %,.0f msgs/s in %.2f s, load %s — %s",
 						name.apply(variant), concurrency, r, measured ? "" : " (warm-up)", result.rate(), result.seconds(),
-						Harness.loadAverage(), result.verdict());
+						Machine.loadAverage(), result.verdict());
 				System.out.println(line);
 				if (measured) {
 					rates.get(variant).add(result.rate());
@@ -67,37 +92,6 @@ public final class InterleavedRounds {
 			rows.add(new Row(name.apply(variant), concurrency, rates.get(variant), failures.get(variant)));
 		}
 		return rows;
-	}
-
-	/**
-	 * The Markdown table of the rows, each with its ratio to the median of its baseline row at the
-	 * same concurrency, followed by every measured round's line.
-	 */
-	public static String table(List<Row> rows, String ratioHeader, Function<String, String> baselineOf,
-			List<String> verdicts) {
-		StringBuilder out = new StringBuilder();
-		out.append("| variant | consumers | msgs/s (median) | rounds min–max | ").append(ratioHeader)
-			.append(" | correctness |\n|---|---|---|---|---|---|\n");
-		for (Row row : rows) {
-			String baselineName = baselineOf.apply(row.variant());
-			double baseline = rows.stream()
-				.filter((other) -> other.variant().equals(baselineName) && other.concurrency() == row.concurrency())
-				.mapToDouble((other) -> Harness.median(other.rates()))
-				.findFirst()
-				.orElse(Double.NaN);
-			double median = Harness.median(row.rates());
-			out.append("| ").append(row.variant()).append(" | ").append(row.concurrency()).append(" | ")
-				.append(Harness.fmt(median)).append(" | ")
-				.append(Harness.fmt(row.rates().stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN)))
-				.append("–")
-				.append(Harness.fmt(row.rates().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)))
-				.append(" | ").append(String.format("%.2f", median / baseline)).append(" | ")
-				.append(row.failures().isEmpty() ? "OK" : "**WRONG** (" + row.failures().size() + " rounds)")
-				.append(" |\n");
-		}
-		out.append("\nRounds:\n\n");
-		verdicts.forEach((line) -> out.append("- ").append(line).append('\n'));
-		return out.toString();
 	}
 
 }

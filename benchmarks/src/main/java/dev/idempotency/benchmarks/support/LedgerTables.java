@@ -7,7 +7,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowCallbackHandler;
 
 /**
- * The business tables of the end-to-end harnesses ({@link StreamBench}, {@link KafkaBench}) on
+ * The business tables of the end-to-end harnesses (the stream and Kafka suites) on
  * PostgreSQL: 1,000 accounts, a ledger without a unique key (so a double application shows up as a
  * second row), and a dedup table created from the starter's shipped schema under another name.
  */
@@ -48,7 +48,7 @@ public final class LedgerTables {
 		for (String ddl : DDL) {
 			jdbc.execute(ddl);
 		}
-		Harness.createFromShippedSchema(jdbc, "dev/idempotency/store/jdbc/schema-postgresql.sql", "idempotency_record",
+		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-postgresql.sql", "idempotency_record",
 				DEDUP_TABLE);
 		Integer accounts = jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
 		if (accounts == null || accounts != ACCOUNTS) {

@@ -3,10 +3,10 @@ package dev.idempotency.benchmarks.jmh;
 import dev.idempotency.benchmarks.support.Message;
 
 /**
- * One way of consuming a message at most once in effect. Implementations are shared by all benchmark
- * threads and must be thread-safe.
+ * A variant of the JMH suite: one way of consuming a message at most once in effect.
+ * Implementations are shared by all benchmark threads and must be thread-safe.
  */
-public interface Variant extends AutoCloseable {
+public interface DedupVariant extends AutoCloseable {
 
 	/**
 	 * Handles one delivery.
