@@ -95,17 +95,18 @@ public final class BenchMain {
 			.warmupTime(TimeValue.seconds(settings.warmupSeconds()))
 			.measurementIterations(settings.rounds())
 			.measurementTime(TimeValue.seconds(settings.roundSeconds()))
-			.jvmArgsAppend("-Xms1g", "-Xmx1g", "-Dbench.verdicts=" + verdicts.toAbsolutePath(),
-					"-Dlogging.level.root=WARN")
 			.shouldFailOnError(false)
 			.result(json.toString())
 			.resultFormat(ResultFormatType.JSON);
+		// One call: each jvmArgsAppend replaces the list of the previous one.
+		List<String> jvmArgs = new ArrayList<>(List.of("-Xms1g", "-Xmx1g",
+				"-Dbench.verdicts=" + verdicts.toAbsolutePath(), "-Dlogging.level.root=WARN"));
 		for (String key : FORWARDED_PROPERTIES) {
 			if (System.getProperty(key) != null) {
-				jmh.jvmArgsAppend("-D" + key + "=" + System.getProperty(key));
+				jvmArgs.add("-D" + key + "=" + System.getProperty(key));
 			}
 		}
-		return jmh;
+		return jmh.jvmArgsAppend(jvmArgs.toArray(String[]::new));
 	}
 
 	/** Adds the measured rounds of {@code run} to the row of its variant, database and thread count. */
