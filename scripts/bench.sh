@@ -51,13 +51,13 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
 	./mvnw -B -q -pl benchmarks -am package -DskipTests
 fi
 
-main=dev.idempotency.benchmarks.BenchMain
+main=dev.idempotency.benchmarks.jmh.BenchMain
 if [[ "${1:-}" == --suite ]]; then
 	case "${2:-}" in
 		jmh) ;;
-		streams) main=dev.idempotency.benchmarks.StreamBench ;;
-		outbox) main=dev.idempotency.benchmarks.OutboxBench ;;
-		kafka) main=dev.idempotency.benchmarks.KafkaBench ;;
+		streams) main=dev.idempotency.benchmarks.stream.StreamBench ;;
+		outbox) main=dev.idempotency.benchmarks.outbox.OutboxBench ;;
+		kafka) main=dev.idempotency.benchmarks.kafka.KafkaBench ;;
 		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox or kafka" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")

@@ -1,0 +1,64 @@
+package dev.idempotency.benchmarks.kafka;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.idempotency.benchmarks.support.LedgerTables;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Batch baseline ({@code hand-batch}): one transaction per batch, one multi-row insert-or-ignore of
+ * the batch's distinct keys in sorted order (concurrent batches then never deadlock) {@code RETURNING}
+ * the keys inserted, the business writes for those keys, in account order.
+ */
+public class HandBatchListener {
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate transactions;
+
+	public HandBatchListener(JdbcTemplate jdbc, TransactionTemplate transactions) {
+		this.jdbc = jdbc;
+		this.transactions = transactions;
+	}
+
+	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
+			autoStartup = "false")
+	public void onBatch(List<ConsumerRecord<String, String>> recs) {
+		this.transactions.executeWithoutResult((status) -> {
+			Set<String> inserted = insertAll(new TreeSet<>(recs.stream().map(ConsumerRecord::key).toList()));
+			List<ConsumerRecord<String, String>> fresh = new ArrayList<>(recs.size());
+			for (ConsumerRecord<String, String> rec : recs) {
+				if (inserted.remove(rec.key())) {
+					fresh.add(rec);
+				}
+			}
+			LedgerRecords.applyInAccountOrder(this.jdbc, fresh);
+		});
+	}
+
+	private Set<String> insertAll(Set<String> keys) {
+		StringBuilder sql = new StringBuilder("INSERT INTO " + LedgerTables.DEDUP_TABLE
+				+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES ");
+		List<Object> args = new ArrayList<>(keys.size() * 5);
+		Instant now = Instant.now();
+		Object createdAt = LedgerRecords.utc(now);
+		Object expiresAt = LedgerRecords.utc(now.plus(Duration.ofHours(1)));
+		for (String key : keys) {
+			sql.append(args.isEmpty() ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)");
+			args.addAll(List.of("hand", key, "COMPLETED", createdAt, expiresAt));
+		}
+		sql.append(" ON CONFLICT (namespace, idempotency_key) DO NOTHING RETURNING idempotency_key");
+		return new HashSet<>(this.jdbc.queryForList(sql.toString(), String.class, args.toArray()));
+	}
+
+}

@@ -1,0 +1,72 @@
+package dev.idempotency.benchmarks.kafka;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.idempotency.benchmarks.report.HarnessReport;
+import dev.idempotency.benchmarks.report.RoundsTable;
+import dev.idempotency.benchmarks.support.InterleavedRounds;
+import dev.idempotency.benchmarks.support.Machine;
+import dev.idempotency.benchmarks.support.Options;
+
+/**
+ * Kafka listener messages per second, end to end, on PostgreSQL and an in-process KRaft broker:
+ * {@code @KafkaListener @Idempotent} against the same listener with the hand-written insert-or-ignore,
+ * for record and for batch listeners.
+ * <p>
+ * Every variant is a Spring Boot application ({@link KafkaListenerApp}) with spring-kafka's
+ * auto-configured container factory (ack mode {@code BATCH}, {@code max.poll.records} 500) and one
+ * listener on its own topic of 4 partitions. The container starts once and is paused between rounds.
+ * Each round ({@link KafkaRounds}): the tables are reset, {@code --messages} records are produced
+ * (every tenth re-sends the record five positions earlier with the same key, ~10% duplicates, see
+ * {@link dev.idempotency.benchmarks.support.MessageStream}; keyed, so a duplicate lands on its
+ * original's partition), then the clock starts, the container resumes, and the clock stops when the
+ * group's committed offsets reach the end of every partition (polled every 10 ms). The end state is
+ * then checked (ledger rows, keys applied twice, all balances). Variants are interleaved round by
+ * round; the first {@code --warmup} rounds are not counted.
+ * <p>
+ * Variants: {@code hand-record} ({@link HandRecordListener}: the record baseline);
+ * {@code starter-record} ({@link StarterRecordListener}); {@code hand-batch}
+ * ({@link HandBatchListener}: the batch baseline); {@code starter-batch}
+ * ({@link StarterBatchListener}). The hand variants run with {@code idempotency.enabled=false}, as an
+ * application without the starter.
+ * <p>
+ * {@code java -cp ... dev.idempotency.benchmarks.kafka.KafkaBench [--messages 10000] [--rounds 5]
+ * [--warmup 3] [--concurrency 1,4] [--variants hand-record,starter-record,hand-batch,starter-batch]};
+ * normally through {@code scripts/bench.sh --suite kafka}. This class reads the options, runs the
+ * rounds at each concurrency and writes the report.
+ */
+public final class KafkaBench {
+
+	private KafkaBench() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Options options = Options.parse(args);
+		int messages = options.integer("messages", 10000);
+		int rounds = options.integer("rounds", 5);
+		int warmup = options.integer("warmup", 3);
+		List<Integer> concurrencies = options.integers("concurrency", "1,4");
+		List<String> variants = options.list("variants", "hand-record,starter-record,hand-batch,starter-batch");
+		String loadAtStart = Machine.loadAverage();
+		Instant started = Instant.now();
+		List<InterleavedRounds.Row> rows = new ArrayList<>();
+		List<String> verdicts = new ArrayList<>();
+		try (KafkaRounds bench = new KafkaRounds(messages)) {
+			for (int concurrency : concurrencies) {
+				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
+						KafkaListenerApp::name, concurrency, warmup, rounds, bench::run, verdicts));
+			}
+		}
+		String report = HarnessReport.finished(started) + ": " + messages + " records per round (~10% duplicates), "
+				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; "
+				+ KafkaRounds.PARTITIONS + " partitions, ack mode BATCH, max.poll.records 500.\n\n"
+				+ HarnessReport.commandAndMachine("KafkaBench " + String.join(" ", args), loadAtStart)
+				+ "; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker\n\n"
+				+ RoundsTable.of(rows, "ratio to its hand-written baseline",
+						(variant) -> variant.endsWith("batch") ? "hand-batch" : "hand-record", verdicts);
+		HarnessReport.publish("kafka", report);
+	}
+
+}

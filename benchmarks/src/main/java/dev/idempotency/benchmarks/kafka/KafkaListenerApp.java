@@ -1,0 +1,113 @@
+package dev.idempotency.benchmarks.kafka;
+
+import java.util.Map;
+
+import dev.idempotency.benchmarks.support.BootApps;
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.Waits;
+import org.apache.kafka.clients.admin.NewTopic;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * A variant of the Kafka suite: one Spring Boot application with one listener, its topic and its
+ * consumer group, whose container is paused and resumed between rounds.
+ */
+final class KafkaListenerApp implements AutoCloseable {
+
+	/** The id of every variant's {@code @KafkaListener}. */
+	static final String LISTENER_ID = "bench";
+
+	private final String name;
+
+	private final int concurrency;
+
+	private final String topic;
+
+	private final String group;
+
+	private final ConfigurableApplicationContext context;
+
+	private final MessageListenerContainer container;
+
+	KafkaListenerApp(String name, int concurrency, String runId, EmbeddedKafkaKraftBroker broker) {
+		this.name = name;
+		this.concurrency = concurrency;
+		this.topic = "bench-kafka-" + runId + "-" + name + "-c" + concurrency;
+		this.group = "bench-" + name + "-c" + concurrency + "-" + runId;
+		Class<?> listener = switch (name) {
+			case "hand-record" -> HandRecordListener.class;
+			case "starter-record" -> StarterRecordListener.class;
+			case "hand-batch" -> HandBatchListener.class;
+			case "starter-batch" -> StarterBatchListener.class;
+			default -> throw new IllegalArgumentException("Unknown variant '" + name
+					+ "'; use hand-record, starter-record, hand-batch, starter-batch");
+		};
+		broker.addTopics(new NewTopic(this.topic, KafkaRounds.PARTITIONS, (short) 1));
+		Map<String, Object> properties = BootApps.properties(Database.POSTGRESQL, concurrency + 2);
+		properties.put("spring.kafka.bootstrap-servers", broker.getBrokersAsString());
+		properties.put("spring.kafka.consumer.group-id", this.group);
+		properties.put("spring.kafka.consumer.auto-offset-reset", "earliest");
+		properties.put("spring.kafka.consumer.max-poll-records", 500);
+		properties.put("spring.kafka.listener.concurrency", concurrency);
+		// A paused consumer sits in poll() until this timeout: it bounds the delay of a resume.
+		properties.put("spring.kafka.listener.poll-timeout", "50ms");
+		properties.put("spring.kafka.listener.type", name.endsWith("batch") ? "batch" : "single");
+		properties.put("bench.topic", this.topic);
+		properties.put("idempotency.enabled", name.startsWith("starter"));
+		properties.put("idempotency.store.type", "jdbc");
+		properties.put("idempotency.retention", "1h");
+		properties.put("idempotency.jdbc.table-name", LedgerTables.DEDUP_TABLE);
+		properties.put("idempotency.jdbc.initialize-schema", "never");
+		properties.put("idempotency.jdbc.purge.enabled", "false");
+		this.context = BootApps.run(properties, KafkaApp.class, listener);
+		this.container = this.context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(LISTENER_ID);
+		this.container.start();
+		Waits.await("partitions assigned to " + name, () -> this.container.getAssignedPartitions() != null
+				&& this.container.getAssignedPartitions().size() == KafkaRounds.PARTITIONS);
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	int concurrency() {
+		return this.concurrency;
+	}
+
+	String topic() {
+		return this.topic;
+	}
+
+	String group() {
+		return this.group;
+	}
+
+	void pause() {
+		this.container.pause();
+		Waits.await(this.name + " paused", this.container::isContainerPaused);
+	}
+
+	void resume() {
+		this.container.resume();
+	}
+
+	@Override
+	public void close() {
+		this.container.stop();
+		this.context.close();
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class KafkaApp {
+
+	}
+
+}

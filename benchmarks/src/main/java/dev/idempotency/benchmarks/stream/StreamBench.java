@@ -1,0 +1,70 @@
+package dev.idempotency.benchmarks.stream;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.idempotency.benchmarks.report.HarnessReport;
+import dev.idempotency.benchmarks.report.RoundsTable;
+import dev.idempotency.benchmarks.support.InterleavedRounds;
+import dev.idempotency.benchmarks.support.Machine;
+import dev.idempotency.benchmarks.support.Options;
+
+/**
+ * Issue 4: Redis Stream messages per second, end to end, through {@code @RedisStreamListener} +
+ * {@code @Idempotent}, against hand-written consumer loops on the same stream, on PostgreSQL.
+ * <p>
+ * Each round of each variant ({@link StreamRounds}): the stream is deleted, refilled with
+ * {@code --messages} entries (every tenth re-sends the key of the entry five positions earlier, ~10%
+ * duplicates, see {@link dev.idempotency.benchmarks.support.MessageStream}), the consumer group is
+ * created at {@code 0}, the benchmark tables are reset; then the clock starts, the variant's consumers
+ * start, and the clock stops when the group has read the last entry and nothing is pending (polled
+ * every 5 ms with {@code XINFO GROUPS}). The consumers are stopped and the end state is checked:
+ * ledger rows, keys applied twice, all balances, nothing pending, nothing dead-lettered. Variants are
+ * interleaved round by round (rotating their order), so all see the same machine load; the first
+ * {@code --warmup} rounds are not counted.
+ * <p>
+ * Variants: {@code hand-plain} (XREADGROUP, business transaction, XACK; no dedup, so duplicates are
+ * applied and it is checked against "every delivery applied"); {@code hand-ideal} (the same with the
+ * insert-or-ignore of variant 2 in the business transaction, XACK after commit: the baseline);
+ * {@code starter-jdbc} (transactional mode: JDBC store, XACK after commit); {@code starter-redis}
+ * (redis-atomic mode: Redis store on the stream's server, the business transaction in PostgreSQL, one
+ * Lua script completes the key and XACKs after commit).
+ * <p>
+ * {@code java -cp ... dev.idempotency.benchmarks.stream.StreamBench [--messages 3000] [--rounds 5]
+ * [--warmup 1] [--concurrency 1,4] [--batch 10] [--variants hand-plain,hand-ideal,starter-jdbc,starter-redis]};
+ * normally through {@code scripts/bench.sh --suite streams}. This class reads the options, runs the
+ * rounds at each concurrency and writes the report.
+ */
+public final class StreamBench {
+
+	private StreamBench() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Options options = Options.parse(args);
+		int messages = options.integer("messages", 3000);
+		int rounds = options.integer("rounds", 5);
+		int warmup = options.integer("warmup", 1);
+		int batch = options.integer("batch", 10);
+		List<Integer> concurrencies = options.integers("concurrency", "1,4");
+		List<String> variants = options.list("variants", "hand-plain,hand-ideal,starter-jdbc,starter-redis");
+		String loadAtStart = Machine.loadAverage();
+		Instant started = Instant.now();
+		List<InterleavedRounds.Row> rows = new ArrayList<>();
+		List<String> verdicts = new ArrayList<>();
+		try (StreamRounds bench = new StreamRounds(messages, batch)) {
+			for (int concurrency : concurrencies) {
+				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
+						StreamConsumer::name, concurrency, warmup, rounds,
+						(variant, round) -> bench.run(variant, concurrency, round), verdicts));
+			}
+		}
+		String report = HarnessReport.finished(started) + ": " + messages + " entries per round (~10% duplicates), "
+				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; XREADGROUP COUNT "
+				+ batch + ".\n\n" + HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart)
+				+ "\n\n" + RoundsTable.of(rows, "ratio to hand-ideal", (variant) -> "hand-ideal", verdicts);
+		HarnessReport.publish("streams", report);
+	}
+
+}

@@ -1,0 +1,114 @@
+package dev.idempotency.benchmarks.support;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
+
+/**
+ * The business tables of the end-to-end harnesses (the stream and Kafka suites) on
+ * PostgreSQL: 1,000 accounts, a ledger without a unique key (so a double application shows up as a
+ * second row), and a dedup table created from the starter's shipped schema under another name.
+ */
+public final class LedgerTables {
+
+	public static final int ACCOUNTS = 1000;
+
+	public static final String DEDUP_TABLE = "bench_stream_record";
+
+	/**
+	 * The hand-written dedup of the baselines, variant 2's statement: insert the key unless present.
+	 * Parameters: namespace, key, status, created-at, expires-at.
+	 */
+	public static final String INSERT_OR_IGNORE = "INSERT INTO " + DEDUP_TABLE
+			+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
+			+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+
+	private static final String CREDIT = "UPDATE bench_stream_account SET balance = balance + ? WHERE id = ?";
+
+	private static final String LEDGER = "INSERT INTO bench_stream_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)";
+
+	private static final String[] DDL = { """
+			CREATE TABLE IF NOT EXISTS bench_stream_account (
+				id INT PRIMARY KEY,
+				balance BIGINT NOT NULL
+			)""", """
+			CREATE TABLE IF NOT EXISTS bench_stream_ledger (
+				id BIGSERIAL PRIMARY KEY,
+				msg_key VARCHAR(200) NOT NULL,
+				account_id INT NOT NULL,
+				amount BIGINT NOT NULL
+			)""" };
+
+	private LedgerTables() {
+	}
+
+	public static void create(JdbcTemplate jdbc) {
+		for (String ddl : DDL) {
+			jdbc.execute(ddl);
+		}
+		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-postgresql.sql", "idempotency_record",
+				DEDUP_TABLE);
+		Integer accounts = jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
+		if (accounts == null || accounts != ACCOUNTS) {
+			jdbc.execute("TRUNCATE bench_stream_account");
+			jdbc.update("INSERT INTO bench_stream_account (id, balance) SELECT g, 0 FROM generate_series(0, ?) g",
+					ACCOUNTS - 1);
+		}
+	}
+
+	/** Empties the ledger and the dedup table and sets every balance to 0 (not timed). */
+	public static void reset(JdbcTemplate jdbc) {
+		jdbc.execute("TRUNCATE bench_stream_ledger");
+		jdbc.execute("TRUNCATE " + DEDUP_TABLE);
+		jdbc.update("UPDATE bench_stream_account SET balance = 0 WHERE balance <> 0");
+	}
+
+	/** The business transaction's writes: credit the account, add a ledger row. */
+	public static void apply(JdbcTemplate jdbc, String key, int account, long amount) {
+		if (jdbc.update(CREDIT, amount, account) != 1) {
+			throw new IllegalStateException("No account " + account);
+		}
+		jdbc.update(LEDGER, key, account, amount);
+	}
+
+	/**
+	 * Checks the end state against the expected one: ledger rows, keys applied twice (when the
+	 * variant deduplicates) and every balance.
+	 * @return the problems found, empty if none
+	 */
+	public static List<String> problems(JdbcTemplate jdbc, MessageStream.Expected expected, boolean dedups) {
+		List<String> problems = new ArrayList<>();
+		long ledger = ledgerRows(jdbc);
+		if (ledger != expected.unique()) {
+			problems.add("ledger rows " + ledger + " != expected " + expected.unique());
+		}
+		if (dedups) {
+			long twice = jdbc.queryForObject(
+					"SELECT COUNT(*) FROM (SELECT msg_key FROM bench_stream_ledger GROUP BY msg_key HAVING COUNT(*) > 1) t",
+					Long.class);
+			if (twice > 0) {
+				problems.add(twice + " keys applied more than once");
+			}
+		}
+		long[] balances = new long[ACCOUNTS];
+		jdbc.query("SELECT id, balance FROM bench_stream_account",
+				(RowCallbackHandler) (rs) -> balances[rs.getInt(1)] = rs.getLong(2));
+		int wrong = 0;
+		for (int i = 0; i < ACCOUNTS; i++) {
+			if (balances[i] != expected.balances()[i]) {
+				wrong++;
+			}
+		}
+		if (wrong > 0) {
+			problems.add(wrong + " account balances wrong");
+		}
+		return problems;
+	}
+
+	public static long ledgerRows(JdbcTemplate jdbc) {
+		return jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_ledger", Long.class);
+	}
+
+}
