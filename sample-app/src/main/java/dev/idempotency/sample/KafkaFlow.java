@@ -37,7 +37,7 @@ public class KafkaFlow implements OrderFlow {
 	/** Where records that could not be processed end up (the starter's default suffix). */
 	public static final String DEAD_LETTER_TOPIC = TOPIC + ".DLT";
 
-	/** The consumer group of the points service, and so its {@code @Idempotent} namespace. */
+	/** The consumer group of the points service, and the namespace its {@code @Idempotent} names. */
 	public static final String GROUP = "points";
 
 	private final KafkaTemplate<Object, Object> kafka;

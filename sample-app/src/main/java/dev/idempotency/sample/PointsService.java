@@ -10,7 +10,7 @@ import org.springframework.stereotype.Service;
  * order, however often Kafka delivers the event.
  * <p>
  * {@code @Idempotent} opens the transaction, records {@code ("points", orderId)} in the
- * {@code idempotency_record} table of the same database (the namespace is the consumer group),
+ * {@code idempotency_record} table of the same database (the namespace, named explicitly, is the consumer group's name),
  * runs this method and commits both together; the container commits the offset only after that.
  * A second delivery of the same order finds the row and is skipped. An exception rolls back the
  * balance, the ledger row and the dedup row, so the record is retried and, after the configured
@@ -33,7 +33,8 @@ public class PointsService {
 
 	@KafkaListener(id = LISTENER_ID, topics = KafkaFlow.TOPIC, groupId = KafkaFlow.GROUP,
 			concurrency = "${demo.partitions:3}")
-	@Idempotent(key = "#order.orderId")
+	// An explicit namespace, as in production: renaming the class or method keeps the keys.
+	@Idempotent(key = "#order.orderId", namespace = KafkaFlow.GROUP)
 	public void credit(OrderPlaced order) {
 		this.points.credit(FLOW, order);
 	}

@@ -30,7 +30,7 @@ public class StreamPointsService {
 
 	@RedisStreamListener(id = "stream-points", stream = "${" + RedisStreamFlow.STREAM + "}",
 			group = RedisStreamFlow.GROUP)
-	@Idempotent(key = "#order.orderId")
+	@Idempotent(key = "#order.orderId", namespace = RedisStreamFlow.GROUP)
 	public void credit(OrderPlaced order) {
 		this.points.credit(FLOW, order);
 	}
