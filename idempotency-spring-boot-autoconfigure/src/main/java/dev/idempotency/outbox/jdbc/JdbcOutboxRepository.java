@@ -141,14 +141,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 				messageId, destination, key, payload, headersJson, now, now);
 	}
 
-	/**
-	 * Claims at most {@code batchSize} due rows in id order for {@code lease}, in a short transaction
-	 * of its own, skipping rows another relay is claiming.
-	 * @param batchSize the most rows to claim
-	 * @param lease how long the rows are held; afterwards another relay may claim them again
-	 * @param orderedPerKey whether a row waits for every earlier row of its key to be sent
-	 * @return the claimed rows in id order, each with its lease in {@link OutboxMessage#claimedUntil()}
-	 */
 	@Override
 	public List<OutboxMessage> claim(int batchSize, Duration lease, boolean orderedPerKey) {
 		Instant now = now();
@@ -175,11 +167,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 		return result;
 	}
 
-	/**
-	 * Marks rows sent, whoever holds their lease now, in one transaction of its own.
-	 * @param rows rows the broker confirmed
-	 * @return how many rows changed (committed)
-	 */
 	@Override
 	public int markSent(List<OutboxMessage> rows) {
 		if (rows.isEmpty()) {
@@ -201,31 +188,11 @@ public class JdbcOutboxRepository implements OutboxRepository {
 		});
 	}
 
-	/**
-	 * Records a failed attempt of a row this relay still holds: {@code PENDING} again at
-	 * {@code nextAttemptAt}, or {@code DEAD}, with its attempts counted up by one. Does nothing when
-	 * the lease has passed to another relay. Commits on its own.
-	 * @param row the claimed row
-	 * @param status {@link OutboxStatus#PENDING} or {@link OutboxStatus#DEAD}
-	 * @param nextAttemptAt when it is due again
-	 * @param error the failure's description
-	 * @return whether the row changed
-	 */
 	@Override
 	public boolean markFailed(OutboxMessage row, OutboxStatus status, Instant nextAttemptAt, String error) {
 		return markFailed(row, status, row.attempts() + 1, nextAttemptAt, error);
 	}
 
-	/**
-	 * Puts a row this relay still holds back to {@code PENDING} at {@code nextAttemptAt} without
-	 * counting an attempt: the failure was not the message's (the broker or the network was away),
-	 * so it must not bring the row closer to {@code DEAD}. Does nothing when the lease has passed to
-	 * another relay. Commits on its own.
-	 * @param row the claimed row
-	 * @param nextAttemptAt when it is due again
-	 * @param error the failure's description
-	 * @return whether the row changed
-	 */
 	@Override
 	public boolean reschedule(OutboxMessage row, Instant nextAttemptAt, String error) {
 		return markFailed(row, OutboxStatus.PENDING, row.attempts(), nextAttemptAt, error);
@@ -241,11 +208,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 				row.id(), this.dialect.timestamp(row.claimedUntil()))) == 1;
 	}
 
-	/**
-	 * Sets every dead row back to {@code PENDING}, due now, with its attempts reset. Commits on its
-	 * own, also when the caller has a transaction.
-	 * @return how many rows were re-driven
-	 */
 	@Override
 	public int redriveDead() {
 		Object now = this.dialect.timestamp(now());
@@ -253,12 +215,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 				+ "claimed_until = NULL WHERE status = 'DEAD'", now));
 	}
 
-	/**
-	 * Sets one dead row back to {@code PENDING}, due now, with its attempts reset. Commits on its
-	 * own, also when the caller has a transaction.
-	 * @param messageId the row's message id
-	 * @return whether a dead row with that id existed
-	 */
 	@Override
 	public boolean redrive(String messageId) {
 		Object now = this.dialect.timestamp(now());
@@ -266,11 +222,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 				+ "claimed_until = NULL WHERE status = 'DEAD' AND message_id = ?", now, messageId)) == 1;
 	}
 
-	/**
-	 * Reads dead rows, oldest first.
-	 * @param limit the most rows to return
-	 * @return the rows
-	 */
 	@Override
 	public List<OutboxMessage> findDead(int limit) {
 		return this.jdbc.query((connection) -> {
@@ -281,11 +232,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 		}, this.rowMapper);
 	}
 
-	/**
-	 * Reads one row.
-	 * @param messageId the row's message id
-	 * @return the row, or {@code null}
-	 */
 	@Override
 	public @Nullable OutboxMessage find(String messageId) {
 		List<OutboxMessage> rows = this.jdbc.query(
@@ -294,13 +240,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 		return rows.isEmpty() ? null : rows.get(0);
 	}
 
-	/**
-	 * Deletes rows sent longer than {@code retention} ago, {@code batchSize} rows per statement,
-	 * until a batch comes back short or {@code maxBatches} statements ran, each batch in a
-	 * transaction of its own that is committed before the next starts. Never touches pending or dead
-	 * rows.
-	 * @return how many rows were deleted (committed)
-	 */
 	@Override
 	public int purgeSent(Duration retention, int batchSize, int maxBatches) {
 		Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");

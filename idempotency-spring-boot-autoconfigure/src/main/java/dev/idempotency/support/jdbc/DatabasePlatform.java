@@ -28,50 +28,13 @@ import org.springframework.jdbc.support.MetaDataAccessException;
 public enum DatabasePlatform {
 
 	/** PostgreSQL: {@code TIMESTAMP WITH TIME ZONE} columns, bound as {@link OffsetDateTime}. */
-	POSTGRESQL {
-
-		@Override
-		public Object timestamp(Instant instant) {
-			return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
-		}
-
-		@Override
-		public @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-			OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
-			return (value != null) ? value.toInstant() : null;
-		}
-
-	},
+	POSTGRESQL,
 
 	/** MySQL 8: {@code DATETIME} columns holding UTC wall-clock time. */
-	MYSQL {
-
-		@Override
-		public Object timestamp(Instant instant) {
-			return utcDateTime(instant);
-		}
-
-		@Override
-		public @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-			return utcInstant(rs, column);
-		}
-
-	},
+	MYSQL,
 
 	/** MariaDB: as {@link #MYSQL}; its SQL differs where MariaDB has more ({@code RETURNING}). */
-	MARIADB {
-
-		@Override
-		public Object timestamp(Instant instant) {
-			return utcDateTime(instant);
-		}
-
-		@Override
-		public @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-			return utcInstant(rs, column);
-		}
-
-	},
+	MARIADB,
 
 	/** Any other database (H2, HSQLDB, Oracle, SQL Server, ...): JDBC {@link Timestamp}s. */
 	GENERIC;
@@ -82,7 +45,12 @@ public enum DatabasePlatform {
 	 * @return the bind value, never {@code null}
 	 */
 	public Object timestamp(Instant instant) {
-		return Timestamp.from(instant);
+		return switch (this) {
+			case POSTGRESQL -> OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+			// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
+			case MYSQL, MARIADB -> LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+			case GENERIC -> Timestamp.from(instant);
+		};
 	}
 
 	/**
@@ -93,8 +61,20 @@ public enum DatabasePlatform {
 	 * @throws SQLException if the column cannot be read
 	 */
 	public @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-		Timestamp value = rs.getTimestamp(column);
-		return (value != null) ? value.toInstant() : null;
+		return switch (this) {
+			case POSTGRESQL -> {
+				OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+				yield (value != null) ? value.toInstant() : null;
+			}
+			case MYSQL, MARIADB -> {
+				LocalDateTime value = rs.getObject(column, LocalDateTime.class);
+				yield (value != null) ? value.toInstant(ZoneOffset.UTC) : null;
+			}
+			case GENERIC -> {
+				Timestamp value = rs.getTimestamp(column);
+				yield (value != null) ? value.toInstant() : null;
+			}
+		};
 	}
 
 	/**
@@ -138,16 +118,6 @@ public enum DatabasePlatform {
 			return MYSQL;
 		}
 		return GENERIC;
-	}
-
-	private static Object utcDateTime(Instant instant) {
-		// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
-		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
-	}
-
-	private static @Nullable Instant utcInstant(ResultSet rs, String column) throws SQLException {
-		LocalDateTime value = rs.getObject(column, LocalDateTime.class);
-		return (value != null) ? value.toInstant(ZoneOffset.UTC) : null;
 	}
 
 }
