@@ -6,13 +6,14 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.outbox.JdbcOutbox;
-import dev.idempotency.outbox.JdbcOutboxRepository;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxAdmin;
-import dev.idempotency.outbox.OutboxDialect;
 import dev.idempotency.outbox.OutboxRelay;
+import dev.idempotency.outbox.OutboxRepository;
 import dev.idempotency.outbox.OutboxSender;
+import dev.idempotency.outbox.jdbc.JdbcOutbox;
+import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
+import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.support.IdempotencyPurgeJob;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -84,7 +85,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	OutboxAdmin outboxAdmin(JdbcOutboxRepository outboxRepository) {
+	OutboxAdmin outboxAdmin(OutboxRepository outboxRepository) {
 		return new OutboxAdmin(outboxRepository);
 	}
 
@@ -99,7 +100,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "idempotency.outbox.relay.enabled", matchIfMissing = true)
-	OutboxRelay outboxRelay(JdbcOutboxRepository outboxRepository, IdempotencyOutboxProperties properties,
+	OutboxRelay outboxRelay(OutboxRepository outboxRepository, IdempotencyOutboxProperties properties,
 			ObjectProvider<OutboxSender> senders, ObjectProvider<IdempotencyListener> listeners) {
 		IdempotencyOutboxProperties.Relay relay = properties.getRelay();
 		IdempotencyOutboxProperties.Retry retry = properties.getRetry();
@@ -117,7 +118,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 	@Bean
 	@ConditionalOnBooleanProperty(name = { "idempotency.outbox.relay.enabled", "idempotency.outbox.purge.enabled" },
 			matchIfMissing = true)
-	IdempotencyPurgeJob idempotencyOutboxPurgeJob(JdbcOutboxRepository outboxRepository,
+	IdempotencyPurgeJob idempotencyOutboxPurgeJob(OutboxRepository outboxRepository,
 			IdempotencyOutboxProperties properties, ObjectProvider<IdempotencyListener> listeners) {
 		IdempotencyPurgeProperties purge = properties.getPurge();
 		return new IdempotencyPurgeJob("outbox", () -> outboxRepository.purgeSent(properties.getRetention(),

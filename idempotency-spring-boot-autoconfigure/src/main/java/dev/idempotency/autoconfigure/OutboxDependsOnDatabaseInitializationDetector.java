@@ -2,9 +2,9 @@ package dev.idempotency.autoconfigure;
 
 import java.util.Set;
 
-import dev.idempotency.outbox.JdbcOutbox;
-import dev.idempotency.outbox.JdbcOutboxRepository;
 import dev.idempotency.outbox.OutboxRelay;
+import dev.idempotency.outbox.jdbc.JdbcOutbox;
+import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializationDetector;

@@ -1,6 +1,6 @@
 package dev.idempotency.autoconfigure;
 
-import dev.idempotency.outbox.KafkaOutboxSender;
+import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

@@ -3,8 +3,8 @@ package dev.idempotency.autoconfigure;
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.idempotency.outbox.JdbcOutboxRepository;
 import dev.idempotency.metrics.MicrometerOutboxBacklogGauges;
+import dev.idempotency.outbox.OutboxRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,7 +27,7 @@ class OutboxMetricsConfiguration {
 	@ConditionalOnBean(MeterRegistry.class)
 	@ConditionalOnMissingBean
 	MicrometerOutboxBacklogGauges outboxBacklogGauges(MeterRegistry meterRegistry,
-			JdbcOutboxRepository outboxRepository) {
+			OutboxRepository outboxRepository) {
 		return new MicrometerOutboxBacklogGauges(meterRegistry, outboxRepository, Duration.ofSeconds(1),
 				Clock.systemUTC());
 	}

@@ -1,6 +1,6 @@
 package dev.idempotency.autoconfigure;
 
-import dev.idempotency.outbox.RedisStreamOutboxSender;
+import dev.idempotency.outbox.redis.RedisStreamOutboxSender;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

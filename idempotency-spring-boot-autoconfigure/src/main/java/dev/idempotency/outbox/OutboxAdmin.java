@@ -12,9 +12,13 @@ import dev.idempotency.core.OutboxBacklog;
  */
 public class OutboxAdmin {
 
-	private final JdbcOutboxRepository repository;
+	private final OutboxRepository repository;
 
-	public OutboxAdmin(JdbcOutboxRepository repository) {
+	/**
+	 * Creates the operations on an outbox table.
+	 * @param repository the outbox table
+	 */
+	public OutboxAdmin(OutboxRepository repository) {
 		this.repository = repository;
 	}
 

@@ -63,8 +63,8 @@ class ArchitectureTests {
 		classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
 			.importPackages(ROOT);
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
-		for (String layer : List.of("annotation", "core", "support", "store.jdbc", "store.redis", "redis.stream", "outbox",
-				"metrics", "autoconfigure")) {
+		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
+				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -121,9 +121,9 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyTheJdbcStoreAndTheOutboxUseSpringJdbc() {
+	void onlyJdbcPackagesUseSpringJdbc() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".store.jdbc..", ROOT + ".outbox..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + "..jdbc..", AUTOCONFIGURE)
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.jdbc.."));
@@ -139,9 +139,9 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyKafkaAndTheOutboxUseSpringKafka() {
+	void onlyKafkaAndTheOutboxKafkaSenderUseSpringKafka() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox.kafka..", AUTOCONFIGURE)
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.kafka.."));
@@ -150,10 +150,24 @@ class ArchitectureTests {
 	@Test
 	void onlyRedisPackagesUseSpringDataRedis() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..", AUTOCONFIGURE)
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.data.redis.."));
+	}
+
+	@Test
+	void outboxApiDoesNotDependOnItsImplementations() {
+		check(noClasses().that()
+			.resideInAPackage(ROOT + ".outbox")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage(ROOT + ".outbox.jdbc..", ROOT + ".outbox.kafka..", ROOT + ".outbox.redis.."));
+	}
+
+	@Test
+	void outboxImplementationsDoNotDependOnEachOther() {
+		check(slices().matching(ROOT + ".outbox.(*)..").should().notDependOnEachOther());
 	}
 
 	@Test

@@ -9,13 +9,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.outbox.JdbcOutbox;
-import dev.idempotency.outbox.JdbcOutboxRepository;
 import dev.idempotency.outbox.OutboxAdmin;
-import dev.idempotency.outbox.OutboxDialect;
 import dev.idempotency.outbox.OutboxMessage;
 import dev.idempotency.outbox.OutboxRelay;
 import dev.idempotency.outbox.OutboxSender;
+import dev.idempotency.outbox.jdbc.JdbcOutbox;
+import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
+import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyPurger;
 import org.junit.jupiter.api.AfterEach;

@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -27,6 +28,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -86,10 +88,10 @@ class OutboxEndToEndIntegrationTests {
 
 	@Test
 	void relayKilledAfterTheBrokerAckResendsWithTheSameMessageIdAndTheConsumerAppliesItOnce() {
-		OutboxRelay relay = this.context.getBean(OutboxRelay.class);
+		InterceptingOutboxRepository repository = this.context.getBean(InterceptingOutboxRepository.class);
 		AtomicBoolean killed = new AtomicBoolean();
 		List<String> ackedBeforeTheKill = new ArrayList<>();
-		relay.setAfterSend((sent) -> {
+		repository.setBeforeMarkSent((sent) -> {
 			if (!sent.isEmpty() && killed.compareAndSet(false, true)) {
 				sent.forEach((message) -> ackedBeforeTheKill.add(message.messageId()));
 				throw new IllegalStateException("relay killed after the broker ack, before marking the rows sent");
@@ -167,6 +169,13 @@ class OutboxEndToEndIntegrationTests {
 		@Bean
 		SimpleMeterRegistry meterRegistry() {
 			return new SimpleMeterRegistry();
+		}
+
+		/** The relay's repository: lets the test kill the relay between the broker ack and the mark. */
+		@Bean
+		@Primary
+		InterceptingOutboxRepository interceptingOutboxRepository(JdbcOutboxRepository outboxRepository) {
+			return new InterceptingOutboxRepository(outboxRepository);
 		}
 
 		@Bean

@@ -1,6 +1,7 @@
 package dev.idempotency.outbox;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.testsupport.TestDatabases;
 
 /**

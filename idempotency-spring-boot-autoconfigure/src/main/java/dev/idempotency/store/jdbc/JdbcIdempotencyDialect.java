@@ -1,77 +1,41 @@
 package dev.idempotency.store.jdbc;
 
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Savepoint;
-import java.sql.Timestamp;
-import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
 
 import dev.idempotency.core.IdempotencyKey;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import dev.idempotency.support.jdbc.DatabasePlatform;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.JdbcUtils;
-import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * How one database family inserts a record unless it is present, and deletes expired records in
  * bounded batches. A duplicate is always judged by the affected-row count, never by catching an
  * exception in the business transaction: on PostgreSQL a caught unique violation still aborts it.
+ * Detection and timestamp columns are the {@link DatabasePlatform}'s, shared with the outbox.
  *
  * @since 0.1.0
  */
 public enum JdbcIdempotencyDialect {
 
 	/**
-	 * {@code INSERT ... SELECT ... WHERE NOT EXISTS (live record) ON CONFLICT DO UPDATE ... WHERE
-	 * expired}: one statement inserts a new record or takes over an expired one (1 row) and leaves a
-	 * live one alone (0 rows), so a duplicate costs no second round trip. Purge by {@code ctid} with
-	 * {@code SKIP LOCKED}.
+	 * One guarded upsert ({@link ClaimStatement.GuardedUpsert}) that also takes over an expired
+	 * record. Purge by {@code ctid} with {@code SKIP LOCKED}.
 	 */
-	POSTGRESQL {
-
-		/*
-		 * The NOT EXISTS guard keeps a committed live duplicate away from DO UPDATE, which would lock
-		 * its row even when its WHERE is false: that gives the duplicate's transaction an xid, a WAL
-		 * record and a flushed commit where a skipped message otherwise writes nothing. The conflict
-		 * clause still decides every race the guard's snapshot cannot see (an uncommitted claim, a
-		 * concurrent takeover).
-		 */
-		@Override
-		String insertSql(String table) {
-			return "INSERT INTO " + table + " AS r (namespace, idempotency_key, status, created_at, expires_at)"
-					+ " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM " + table + " live"
-					+ " WHERE live.namespace = ? AND live.idempotency_key = ? AND live.expires_at > ?)"
-					+ TAKE_OVER_EXPIRED;
-		}
+	POSTGRESQL(DatabasePlatform.POSTGRESQL) {
 
 		@Override
-		int insertIfAbsent(JdbcTemplate jdbc, String sql, Object... args) {
-			// namespace, key, status, created-at, expires-at; then namespace, key, created-at for the guard
-			return jdbc.update(sql, args[0], args[1], args[2], args[3], args[4], args[0], args[1], args[3]);
+		ClaimStatement claimStatement(String table) {
+			return new ClaimStatement.GuardedUpsert(table, TAKE_OVER_EXPIRED);
 		}
 
 		@Override
 		boolean insertTakesOverExpired() {
 			return true;
-		}
-
-		@Override
-		Object timestamp(Instant instant) {
-			return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
 		}
 
 		@Override
@@ -90,16 +54,11 @@ public enum JdbcIdempotencyDialect {
 	},
 
 	/** MySQL: {@code INSERT IGNORE}; purge with {@code DELETE ... LIMIT}. */
-	MYSQL {
+	MYSQL(DatabasePlatform.MYSQL) {
 
 		@Override
-		String insertSql(String table) {
-			return insertIgnoreSql(table);
-		}
-
-		@Override
-		Object timestamp(Instant instant) {
-			return utcDateTime(instant);
+		ClaimStatement claimStatement(String table) {
+			return new ClaimStatement.InsertIgnore(table);
 		}
 
 		@Override
@@ -113,16 +72,11 @@ public enum JdbcIdempotencyDialect {
 	 * MariaDB: as {@link #MYSQL}, and a batch is claimed with one {@code INSERT IGNORE ... RETURNING}
 	 * (MariaDB 10.5+), which returns only the rows it inserted.
 	 */
-	MARIADB {
+	MARIADB(DatabasePlatform.MARIADB) {
 
 		@Override
-		String insertSql(String table) {
-			return insertIgnoreSql(table);
-		}
-
-		@Override
-		Object timestamp(Instant instant) {
-			return utcDateTime(instant);
+		ClaimStatement claimStatement(String table) {
+			return new ClaimStatement.InsertIgnore(table);
 		}
 
 		@Override
@@ -139,23 +93,15 @@ public enum JdbcIdempotencyDialect {
 	},
 
 	/**
-	 * Any other database (H2, HSQLDB, Oracle, SQL Server, ...): a plain insert inside a savepoint,
-	 * rolled back to the savepoint on a duplicate key so the business transaction stays usable (a
-	 * driver that cannot release a savepoint leaves it to the transaction's end); purge selects a
-	 * bounded batch of keys and deletes them by primary key.
+	 * Any other database (H2, HSQLDB, Oracle, SQL Server, ...): a plain insert inside a savepoint
+	 * ({@link SavepointInsert}); purge selects a bounded batch of keys and deletes them by primary
+	 * key.
 	 */
-	GENERIC {
+	GENERIC(DatabasePlatform.GENERIC) {
 
 		@Override
-		String insertSql(String table) {
-			return INSERT.formatted(table);
-		}
-
-		@Override
-		int insertIfAbsent(JdbcTemplate jdbc, String sql, Object... args) {
-			Integer inserted = jdbc.execute((ConnectionCallback<Integer>) (connection) -> insertInSavepoint(jdbc,
-					connection, sql, args));
-			return (inserted != null) ? inserted : 0;
+		ClaimStatement claimStatement(String table) {
+			return new SavepointInsert(table);
 		}
 
 		@Override
@@ -188,11 +134,6 @@ public enum JdbcIdempotencyDialect {
 
 	};
 
-	private static final Log logger = LogFactory.getLog(JdbcIdempotencyDialect.class);
-
-	/** SQL standard state of a unique constraint violation. */
-	private static final String UNIQUE_VIOLATION = "23505";
-
 	/**
 	 * PostgreSQL's conflict clause: the live record is only locked (as {@code INSERT ... DO NOTHING}
 	 * would wait for an uncommitted one anyway), an expired one is overwritten in place. Keys in one statement are
@@ -202,37 +143,31 @@ public enum JdbcIdempotencyDialect {
 			+ " status = EXCLUDED.status, lease_until = EXCLUDED.lease_until, created_at = EXCLUDED.created_at,"
 			+ " expires_at = EXCLUDED.expires_at WHERE r.expires_at <= EXCLUDED.created_at";
 
-	private static final String INSERT = "INSERT INTO %s (namespace, idempotency_key, status, created_at, expires_at)"
-			+ " VALUES (?, ?, ?, ?, ?)";
+	private final DatabasePlatform platform;
+
+	JdbcIdempotencyDialect(DatabasePlatform platform) {
+		this.platform = platform;
+	}
 
 	/**
-	 * Returns the statement that inserts a record unless its key is present; parameters are
-	 * namespace, key, status, created-at and expires-at.
+	 * The database platform: how instants are bound to the table's timestamp columns.
+	 * @return the platform
 	 */
-	abstract String insertSql(String table);
+	public DatabasePlatform platform() {
+		return this.platform;
+	}
 
 	/**
-	 * Whether {@link #insertSql} and {@link #insertAllIfAbsent} also claim a record whose retention
-	 * has passed, so that zero affected rows always means a live duplicate.
+	 * Returns the statement that inserts a record into {@code table} unless its key is present.
+	 */
+	abstract ClaimStatement claimStatement(String table);
+
+	/**
+	 * Whether {@link #claimStatement} and {@link #insertAllIfAbsent} also claim a record whose
+	 * retention has passed, so that zero affected rows always means a live duplicate.
 	 */
 	boolean insertTakesOverExpired() {
 		return false;
-	}
-
-	/**
-	 * Converts an instant to the bind value of a timestamp column, so that every instance stores and
-	 * compares the same point in time whatever its JVM's time zone.
-	 */
-	Object timestamp(Instant instant) {
-		return Timestamp.from(instant);
-	}
-
-	/**
-	 * Runs {@link #insertSql} in the current transaction.
-	 * @return 1 if inserted, 0 if the key was present
-	 */
-	int insertIfAbsent(JdbcTemplate jdbc, String sql, Object... args) {
-		return jdbc.update(sql, args);
 	}
 
 	/**
@@ -257,17 +192,10 @@ public enum JdbcIdempotencyDialect {
 	 * Picks the dialect of a database.
 	 * @param dataSource the database
 	 * @return the dialect, {@link #GENERIC} for databases without a dedicated one
+	 * @throws IllegalStateException if the database's product name cannot be read
 	 */
 	public static JdbcIdempotencyDialect detect(DataSource dataSource) {
-		try {
-			String product = JdbcUtils.commonDatabaseName(
-					JdbcUtils.extractDatabaseMetaData(dataSource, DatabaseMetaData::getDatabaseProductName));
-			return forProductName(product);
-		}
-		catch (MetaDataAccessException ex) {
-			throw new IllegalStateException("Could not read the database product name to choose the idempotency "
-					+ "store's SQL dialect; is the database up?", ex);
-		}
+		return of(DatabasePlatform.detect(dataSource, "the idempotency store's SQL dialect"));
 	}
 
 	/**
@@ -276,34 +204,22 @@ public enum JdbcIdempotencyDialect {
 	 * @param platform the platform name
 	 * @return the dialect, {@link #GENERIC} for platforms without a dedicated one
 	 */
-	public static JdbcIdempotencyDialect forPlatform(String platform) {
-		return forProductName(platform);
+	public static JdbcIdempotencyDialect forPlatform(@Nullable String platform) {
+		return of(DatabasePlatform.forName(platform));
 	}
 
-	static JdbcIdempotencyDialect forProductName(String product) {
-		if (product == null) {
-			return GENERIC;
-		}
-		String name = product.toLowerCase(java.util.Locale.ROOT);
-		if (name.contains("postgres")) {
-			return POSTGRESQL;
-		}
-		if (name.contains("mariadb")) {
-			return MARIADB;
-		}
-		if (name.contains("mysql")) {
-			return MYSQL;
-		}
-		return GENERIC;
-	}
-
-	private static String insertIgnoreSql(String table) {
-		return INSERT.replaceFirst("INSERT INTO", "INSERT IGNORE INTO").formatted(table);
-	}
-
-	private static Object utcDateTime(Instant instant) {
-		// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
-		return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+	/**
+	 * The dialect of a database platform: one per platform.
+	 * @param platform the platform
+	 * @return the dialect
+	 */
+	public static JdbcIdempotencyDialect of(DatabasePlatform platform) {
+		return switch (platform) {
+			case POSTGRESQL -> POSTGRESQL;
+			case MYSQL -> MYSQL;
+			case MARIADB -> MARIADB;
+			case GENERIC -> GENERIC;
+		};
 	}
 
 	private static int purgeWithLimit(JdbcTemplate jdbc, String table, Object now, int batchSize) {
@@ -324,43 +240,6 @@ public enum JdbcIdempotencyDialect {
 		sql.append(onConflict).append(" RETURNING namespace, idempotency_key");
 		return jdbc.query(sql.toString(), (rs, row) -> new IdempotencyKey(rs.getString(1), rs.getString(2)),
 				args.toArray());
-	}
-
-	private static int insertInSavepoint(JdbcTemplate jdbc, Connection connection, String sql, Object[] args)
-			throws SQLException {
-		Savepoint savepoint = connection.setSavepoint();
-		try (PreparedStatement insert = connection.prepareStatement(sql)) {
-			for (int i = 0; i < args.length; i++) {
-				insert.setObject(i + 1, args[i]);
-			}
-			int inserted = insert.executeUpdate();
-			releaseIfSupported(connection, savepoint);
-			return inserted;
-		}
-		catch (SQLException ex) {
-			if (UNIQUE_VIOLATION.equals(ex.getSQLState())
-					|| jdbc.getExceptionTranslator().translate("claim", sql, ex) instanceof DuplicateKeyException) {
-				connection.rollback(savepoint);
-				return 0;
-			}
-			throw ex;
-		}
-	}
-
-	/**
-	 * Releases a savepoint early, as a courtesy to the database. Some drivers do not support it
-	 * (Oracle's, for one); as Spring's own savepoint handling does, a failed release is ignored: the
-	 * commit or rollback of the transaction releases the savepoint anyway.
-	 */
-	private static void releaseIfSupported(Connection connection, Savepoint savepoint) {
-		try {
-			connection.releaseSavepoint(savepoint);
-		}
-		catch (SQLException | RuntimeException ex) {
-			if (logger.isDebugEnabled()) {
-				logger.debug("Could not release a JDBC savepoint; the transaction's end releases it", ex);
-			}
-		}
 	}
 
 }

@@ -2,7 +2,8 @@ package dev.idempotency.store.jdbc;
 
 import java.time.Clock;
 
-import dev.idempotency.support.SqlIdentifier;
+import dev.idempotency.support.jdbc.BatchedPurge;
+import dev.idempotency.support.jdbc.SqlIdentifier;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
@@ -77,18 +78,9 @@ public class JdbcIdempotencyPurger {
 	 * rolled back, and the batches before it stay deleted
 	 */
 	public int purgeExpired() {
-		Object now = this.dialect.timestamp(this.clock.instant());
-		int total = 0;
-		for (int batch = 0; batch < this.maxBatches; batch++) {
-			Integer committed = this.batchTransactions
-				.execute((status) -> this.dialect.purgeBatch(this.jdbc, this.tableName, now, this.batchSize));
-			int deleted = (committed != null) ? committed : 0;
-			total += deleted;
-			if (deleted < this.batchSize) {
-				break;
-			}
-		}
-		return total;
+		Object now = this.dialect.platform().timestamp(this.clock.instant());
+		return BatchedPurge.run(this.batchTransactions, this.batchSize, this.maxBatches,
+				() -> this.dialect.purgeBatch(this.jdbc, this.tableName, now, this.batchSize));
 	}
 
 }

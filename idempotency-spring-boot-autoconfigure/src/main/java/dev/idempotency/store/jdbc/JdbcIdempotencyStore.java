@@ -20,7 +20,8 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.core.StoreNotInTransactionException;
-import dev.idempotency.support.SqlIdentifier;
+import dev.idempotency.support.jdbc.DatabasePlatform;
+import dev.idempotency.support.jdbc.SqlIdentifier;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -65,11 +66,13 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final JdbcIdempotencyDialect dialect;
 
+	private final DatabasePlatform platform;
+
 	private final String tableName;
 
 	private final Clock clock;
 
-	private final String insertSql;
+	private final ClaimStatement claimStatement;
 
 	private final String countExpiredSql;
 
@@ -89,9 +92,10 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		this.dataSource = jdbc.getDataSource();
 		Assert.notNull(this.dataSource, "jdbc must have a DataSource");
 		this.dialect = dialect;
+		this.platform = dialect.platform();
 		this.tableName = SqlIdentifier.requireValid(tableName);
 		this.clock = clock;
-		this.insertSql = dialect.insertSql(this.tableName);
+		this.claimStatement = dialect.claimStatement(this.tableName);
 		String expiredRecord = " WHERE namespace = ? AND idempotency_key = ? AND expires_at <= ?";
 		this.countExpiredSql = "SELECT COUNT(*) FROM " + this.tableName + expiredRecord;
 		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
@@ -107,8 +111,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		requireTransaction();
 		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
 		Instant now = this.clock.instant();
-		Object createdAt = this.dialect.timestamp(now);
-		Object expiresAt = this.dialect.timestamp(now.plus(retention));
+		Object createdAt = this.platform.timestamp(now);
+		Object expiresAt = this.platform.timestamp(now.plus(retention));
 		try {
 			if (insert(stored, createdAt, expiresAt) == 1) {
 				return ClaimResult.claimedInTransaction();
@@ -135,8 +139,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		List<IdempotencyKey> sorted = new ArrayList<>(distinct);
 		sorted.sort(KEY_ORDER);
 		Instant now = this.clock.instant();
-		Object createdAt = this.dialect.timestamp(now);
-		Object expiresAt = this.dialect.timestamp(now.plus(retention));
+		Object createdAt = this.platform.timestamp(now);
+		Object expiresAt = this.platform.timestamp(now.plus(retention));
 		try {
 			Map<IdempotencyKey, ClaimResult> claims = claimSorted(sorted, createdAt, expiresAt);
 			Set<IdempotencyKey> seen = new HashSet<>();
@@ -221,8 +225,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	private int insert(IdempotencyKey key, Object createdAt, Object expiresAt) {
-		return this.dialect.insertIfAbsent(this.jdbc, this.insertSql, key.namespace(), key.value(), COMPLETED,
-				createdAt, expiresAt);
+		return this.claimStatement.execute(this.jdbc, key, COMPLETED, createdAt, expiresAt);
 	}
 
 	@Override

@@ -1,10 +1,12 @@
-package dev.idempotency.outbox;
+package dev.idempotency.outbox.redis;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.outbox.OutboxMessage;
+import dev.idempotency.outbox.OutboxSender;
 
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;

@@ -1,4 +1,4 @@
-package dev.idempotency.outbox;
+package dev.idempotency.outbox.kafka;
 
 import java.util.concurrent.ExecutionException;
 

@@ -1,4 +1,4 @@
-package dev.idempotency.support;
+package dev.idempotency.support.jdbc;
 
 import java.util.regex.Pattern;
 

@@ -1,4 +1,4 @@
-package dev.idempotency.outbox;
+package dev.idempotency.outbox.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -7,14 +7,16 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.outbox.OutboxMessage;
+import dev.idempotency.outbox.OutboxSender;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.InvalidRecordException;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 

@@ -1,4 +1,4 @@
-package dev.idempotency.outbox;
+package dev.idempotency.outbox.redis;
 
 import org.junit.jupiter.api.Test;
 

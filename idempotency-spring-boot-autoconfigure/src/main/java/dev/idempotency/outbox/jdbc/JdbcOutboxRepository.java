@@ -1,7 +1,6 @@
-package dev.idempotency.outbox;
+package dev.idempotency.outbox.jdbc;
 
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,10 +13,12 @@ import java.util.function.IntSupplier;
 
 import javax.sql.DataSource;
 
-import dev.idempotency.core.OutboxBacklog;
-import dev.idempotency.support.SqlIdentifier;
+import dev.idempotency.outbox.OutboxMessage;
+import dev.idempotency.outbox.OutboxRepository;
+import dev.idempotency.outbox.OutboxStatus;
+import dev.idempotency.support.jdbc.BatchedPurge;
+import dev.idempotency.support.jdbc.SqlIdentifier;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -30,8 +31,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.Assert;
 
 /**
- * The outbox table: inserts in the business transaction, claims for relays in short transactions of
- * their own, and marks, re-drives and purges rows in single statements.
+ * The outbox table on JDBC: inserts in the business transaction ({@link JdbcOutbox}), and the
+ * {@link OutboxRepository} contract: claims for relays in short transactions of their own, marks,
+ * re-drives and purges rows in single statements. The SQL that differs per database is the
+ * {@link OutboxDialect}'s.
  * <p>
  * Every write other than {@link #insert} runs in a transaction of its own on this repository's
  * {@code DataSource} (a transaction manager of its own, never the application's, which may manage
@@ -51,7 +54,7 @@ import org.springframework.util.Assert;
  *
  * @since 0.1.0
  */
-public class JdbcOutboxRepository implements OutboxBacklog {
+public class JdbcOutboxRepository implements OutboxRepository {
 
 	/** Width of the destination and key columns in the shipped schemas. */
 	public static final int MAX_DESTINATION_LENGTH = 255;
@@ -61,9 +64,6 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 
 	/** Width of the last-error column in the shipped schemas; longer messages are cut. */
 	static final int MAX_ERROR_LENGTH = 2000;
-
-	private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {
-	};
 
 	private final JdbcTemplate jdbc;
 
@@ -79,7 +79,7 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 
 	private final Clock clock;
 
-	private final RowMapper<OutboxMessage> rowMapper = this::mapRow;
+	private final RowMapper<OutboxMessage> rowMapper;
 
 	/**
 	 * Creates a repository.
@@ -111,6 +111,7 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		this.table = SqlIdentifier.requireValid(tableName);
 		this.jsonMapper = jsonMapper;
 		this.clock = clock;
+		this.rowMapper = new OutboxRowMapper(dialect, jsonMapper);
 	}
 
 	/**
@@ -140,14 +141,7 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 				messageId, destination, key, payload, headersJson, now, now);
 	}
 
-	/**
-	 * Claims at most {@code batchSize} due rows in id order for {@code lease}, in a short transaction
-	 * of its own, skipping rows another relay is claiming.
-	 * @param batchSize the most rows to claim
-	 * @param lease how long the rows are held; afterwards another relay may claim them again
-	 * @param orderedPerKey whether a row waits for every earlier row of its key to be sent
-	 * @return the claimed rows in id order, each with its lease in {@link OutboxMessage#claimedUntil()}
-	 */
+	@Override
 	public List<OutboxMessage> claim(int batchSize, Duration lease, boolean orderedPerKey) {
 		Instant now = now();
 		Instant leaseUntil = now.plus(lease);
@@ -160,30 +154,8 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 					+ "AND e.id < o.id AND e.status <> 'SENT')";
 		}
 		String due = dueRows;
-		List<OutboxMessage> claimed = this.claimTransactions.execute((status) -> {
-			List<OutboxMessage> rows = this.dialect.claim(this.jdbc, this.table, due,
-					new Object[] { nowValue, nowValue }, leaseValue, batchSize, this.rowMapper);
-			if (this.dialect.claimUpdatesRows() || rows.isEmpty()) {
-				return rows;
-			}
-			if (this.dialect.claimLocksRows()) {
-				List<Object> args = new ArrayList<>();
-				args.add(leaseValue);
-				rows.forEach((row) -> args.add(row.id()));
-				this.jdbc.update("UPDATE " + this.table + " SET claimed_until = ? WHERE id IN ("
-						+ OutboxDialect.placeholders(rows.size()) + ")", args.toArray());
-				return rows;
-			}
-			List<OutboxMessage> won = new ArrayList<>();
-			for (OutboxMessage row : rows) {
-				if (this.jdbc.update("UPDATE " + this.table + " SET claimed_until = ? WHERE id = ? AND status = "
-						+ "'PENDING' AND (claimed_until IS NULL OR claimed_until <= ?)", leaseValue, row.id(),
-						nowValue) == 1) {
-					won.add(row);
-				}
-			}
-			return won;
-		});
+		List<OutboxMessage> claimed = this.claimTransactions.execute((status) -> this.dialect.claim(this.jdbc,
+				this.table, due, nowValue, leaseValue, batchSize, this.rowMapper));
 		List<OutboxMessage> result = new ArrayList<>();
 		if (claimed != null) {
 			for (OutboxMessage row : claimed) {
@@ -195,11 +167,7 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		return result;
 	}
 
-	/**
-	 * Marks rows sent, whoever holds their lease now, in one transaction of its own.
-	 * @param rows rows the broker confirmed
-	 * @return how many rows changed (committed)
-	 */
+	@Override
 	public int markSent(List<OutboxMessage> rows) {
 		if (rows.isEmpty()) {
 			return 0;
@@ -220,30 +188,12 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		});
 	}
 
-	/**
-	 * Records a failed attempt of a row this relay still holds: {@code PENDING} again at
-	 * {@code nextAttemptAt}, or {@code DEAD}, with its attempts counted up by one. Does nothing when
-	 * the lease has passed to another relay. Commits on its own.
-	 * @param row the claimed row
-	 * @param status {@link OutboxStatus#PENDING} or {@link OutboxStatus#DEAD}
-	 * @param nextAttemptAt when it is due again
-	 * @param error the failure's description
-	 * @return whether the row changed
-	 */
+	@Override
 	public boolean markFailed(OutboxMessage row, OutboxStatus status, Instant nextAttemptAt, String error) {
 		return markFailed(row, status, row.attempts() + 1, nextAttemptAt, error);
 	}
 
-	/**
-	 * Puts a row this relay still holds back to {@code PENDING} at {@code nextAttemptAt} without
-	 * counting an attempt: the failure was not the message's (the broker or the network was away),
-	 * so it must not bring the row closer to {@code DEAD}. Does nothing when the lease has passed to
-	 * another relay. Commits on its own.
-	 * @param row the claimed row
-	 * @param nextAttemptAt when it is due again
-	 * @param error the failure's description
-	 * @return whether the row changed
-	 */
+	@Override
 	public boolean reschedule(OutboxMessage row, Instant nextAttemptAt, String error) {
 		return markFailed(row, OutboxStatus.PENDING, row.attempts(), nextAttemptAt, error);
 	}
@@ -258,34 +208,21 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 				row.id(), this.dialect.timestamp(row.claimedUntil()))) == 1;
 	}
 
-	/**
-	 * Sets every dead row back to {@code PENDING}, due now, with its attempts reset. Commits on its
-	 * own, also when the caller has a transaction.
-	 * @return how many rows were re-driven
-	 */
+	@Override
 	public int redriveDead() {
 		Object now = this.dialect.timestamp(now());
 		return write(() -> this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
 				+ "claimed_until = NULL WHERE status = 'DEAD'", now));
 	}
 
-	/**
-	 * Sets one dead row back to {@code PENDING}, due now, with its attempts reset. Commits on its
-	 * own, also when the caller has a transaction.
-	 * @param messageId the row's message id
-	 * @return whether a dead row with that id existed
-	 */
+	@Override
 	public boolean redrive(String messageId) {
 		Object now = this.dialect.timestamp(now());
 		return write(() -> this.jdbc.update("UPDATE " + this.table + " SET status = 'PENDING', attempts = 0, next_attempt_at = ?, "
 				+ "claimed_until = NULL WHERE status = 'DEAD' AND message_id = ?", now, messageId)) == 1;
 	}
 
-	/**
-	 * Reads dead rows, oldest first.
-	 * @param limit the most rows to return
-	 * @return the rows
-	 */
+	@Override
 	public List<OutboxMessage> findDead(int limit) {
 		return this.jdbc.query((connection) -> {
 			var select = connection.prepareStatement(
@@ -295,11 +232,7 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		}, this.rowMapper);
 	}
 
-	/**
-	 * Reads one row.
-	 * @param messageId the row's message id
-	 * @return the row, or {@code null}
-	 */
+	@Override
 	public @Nullable OutboxMessage find(String messageId) {
 		List<OutboxMessage> rows = this.jdbc.query(
 				"SELECT " + OutboxDialect.COLUMNS + " FROM " + this.table + " WHERE message_id = ?", this.rowMapper,
@@ -307,26 +240,13 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 		return rows.isEmpty() ? null : rows.get(0);
 	}
 
-	/**
-	 * Deletes rows sent longer than {@code retention} ago, {@code batchSize} rows per statement,
-	 * until a batch comes back short or {@code maxBatches} statements ran, each batch in a
-	 * transaction of its own that is committed before the next starts. Never touches pending or dead
-	 * rows.
-	 * @return how many rows were deleted (committed)
-	 */
+	@Override
 	public int purgeSent(Duration retention, int batchSize, int maxBatches) {
 		Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");
 		Assert.isTrue(maxBatches >= 1, "maxBatches must be at least 1");
 		Object sentBefore = this.dialect.timestamp(now().minus(retention));
-		int total = 0;
-		for (int batch = 0; batch < maxBatches; batch++) {
-			int deleted = write(() -> this.dialect.purgeBatch(this.jdbc, this.table, sentBefore, batchSize));
-			total += deleted;
-			if (deleted < batchSize) {
-				break;
-			}
-		}
-		return total;
+		return BatchedPurge.run(this.writeTransactions, batchSize, maxBatches,
+				() -> this.dialect.purgeBatch(this.jdbc, this.table, sentBefore, batchSize));
 	}
 
 	@Override
@@ -366,17 +286,6 @@ public class JdbcOutboxRepository implements OutboxBacklog {
 	private Instant now() {
 		// Microseconds: what the timestamp columns keep, so a lease reads back equal to what was written.
 		return this.clock.instant().truncatedTo(ChronoUnit.MICROS);
-	}
-
-	private OutboxMessage mapRow(ResultSet rs, int row) throws SQLException {
-		String headers = rs.getString("headers");
-		Instant createdAt = this.dialect.instant(rs, "created_at");
-		return new OutboxMessage(rs.getLong("id"), rs.getString("message_id"), rs.getString("destination"),
-				rs.getString("message_key"), rs.getString("payload"),
-				(headers != null && !headers.isEmpty()) ? this.jsonMapper.readValue(headers, HEADERS) : Map.of(),
-				OutboxStatus.valueOf(rs.getString("status")), rs.getInt("attempts"),
-				(createdAt != null) ? createdAt : Instant.EPOCH, this.dialect.instant(rs, "claimed_until"),
-				rs.getString("last_error"));
 	}
 
 }

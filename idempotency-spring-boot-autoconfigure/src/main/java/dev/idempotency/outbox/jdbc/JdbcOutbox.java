@@ -1,8 +1,9 @@
-package dev.idempotency.outbox;
+package dev.idempotency.outbox.jdbc;
 
 import java.util.Map;
 import java.util.UUID;
 
+import dev.idempotency.outbox.Outbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -40,7 +41,7 @@ public class JdbcOutbox implements Outbox {
 
 	/**
 	 * Creates an outbox that runs {@code afterCommit} once a transaction that published has
-	 * committed (never after a rollback), such as {@link OutboxRelay#wakeUp()}.
+	 * committed (never after a rollback), such as {@link dev.idempotency.outbox.OutboxRelay#wakeUp()}.
 	 * @param repository the outbox table
 	 * @param jsonMapper serializes payloads
 	 * @param afterCommit runs on the committing thread; it must be quick, and what it throws is

@@ -1,0 +1,9 @@
+/**
+ * JDBC helpers shared by the dedup store and the outbox: the {@link dev.idempotency.support.jdbc.DatabasePlatform}
+ * (detection and timestamp columns), {@link dev.idempotency.support.jdbc.SqlIdentifier} (table names spliced into
+ * SQL) and {@link dev.idempotency.support.jdbc.BatchedPurge} (bounded deletes, each committed on its own).
+ */
+@NullMarked
+package dev.idempotency.support.jdbc;
+
+import org.jspecify.annotations.NullMarked;
