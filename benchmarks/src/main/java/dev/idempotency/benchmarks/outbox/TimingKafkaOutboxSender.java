@@ -2,7 +2,7 @@ package dev.idempotency.benchmarks.outbox;
 
 import java.util.concurrent.CompletableFuture;
 
-import dev.idempotency.outbox.KafkaOutboxSender;
+import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.outbox.OutboxMessage;
 
 import org.springframework.kafka.core.KafkaOperations;
