@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyStore;

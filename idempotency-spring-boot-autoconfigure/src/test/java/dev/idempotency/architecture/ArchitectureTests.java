@@ -64,7 +64,9 @@ class ArchitectureTests {
 			.importPackages(ROOT);
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
-				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure")) {
+				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure",
+				"autoconfigure.store", "autoconfigure.kafka", "autoconfigure.redis", "autoconfigure.outbox",
+				"autoconfigure.metrics")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}

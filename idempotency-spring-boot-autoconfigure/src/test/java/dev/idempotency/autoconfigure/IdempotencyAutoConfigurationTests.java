@@ -9,6 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
+import dev.idempotency.autoconfigure.store.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
+import dev.idempotency.autoconfigure.store.IdempotencyJdbcProperties;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;

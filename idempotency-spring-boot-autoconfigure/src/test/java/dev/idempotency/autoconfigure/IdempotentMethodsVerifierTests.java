@@ -5,6 +5,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.support.IdempotencyTransactionManagerException;
 import org.h2.jdbcx.JdbcDataSource;
 import org.jspecify.annotations.Nullable;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Properties;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.support.NoIdempotencyStoreException;
 import org.junit.jupiter.api.Test;
 

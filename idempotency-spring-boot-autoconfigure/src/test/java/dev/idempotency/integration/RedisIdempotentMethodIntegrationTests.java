@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.IdempotencyMetricsAutoConfiguration;
-import dev.idempotency.autoconfigure.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.metrics.IdempotencyMeters;

@@ -1,0 +1,95 @@
+package dev.idempotency.autoconfigure.kafka;
+
+import dev.idempotency.autoconfigure.IdempotencyProperties;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.kafka.DeadLetterRecoverer;
+import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
+import dev.idempotency.kafka.KafkaErrorHandlers;
+import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
+import dev.idempotency.kafka.SharedTopicNamespaceVerifier;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+
+/**
+ * Kafka adapter: the delivery context on every listener container factory, acknowledgement of
+ * manual-ack listeners after commit, and (unless the application defines its own
+ * {@code CommonErrorHandler}) retries with back-off, then a dead-letter topic; at start-up, the
+ * dedup retention of {@code @Idempotent} listeners is checked against their topics' retention.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@ConditionalOnClass(KafkaOperations.class)
+@ConditionalOnBooleanProperty(name = { "idempotency.enabled", "idempotency.kafka.enabled" }, matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyKafkaProperties.class)
+public final class IdempotencyKafkaAutoConfiguration {
+
+	@Bean
+	static KafkaListenerContainerFactoryPostProcessor idempotencyKafkaListenerContainerFactoryPostProcessor() {
+		return new KafkaListenerContainerFactoryPostProcessor();
+	}
+
+	@Bean
+	static SharedTopicNamespaceVerifier idempotencySharedTopicNamespaceVerifier() {
+		return new SharedTopicNamespaceVerifier();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	KafkaAcknowledgmentResolver kafkaAcknowledgmentResolver() {
+		return new KafkaAcknowledgmentResolver();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(CommonErrorHandler.class)
+	@ConditionalOnBean(KafkaOperations.class)
+	DefaultErrorHandler idempotencyKafkaErrorHandler(KafkaOperations<?, ?> kafkaOperations,
+			IdempotencyKafkaProperties properties, ObjectProvider<IdempotencyListener> listeners) {
+		IdempotencyKafkaProperties.Retry retry = properties.getRetry();
+		DeadLetterRecoverer recoverer = new DeadLetterRecoverer(kafkaOperations,
+				properties.getDeadLetter().getSuffix(), () -> listeners.orderedStream().toList());
+		return KafkaErrorHandlers.retryThenRecover(recoverer, retry.getMaxAttempts(), retry.getInitialInterval(),
+				retry.getMultiplier(), retry.getMaxInterval());
+	}
+
+	@Bean
+	@Conditional(RetentionCheckOn.class)
+	KafkaRetentionVerifier idempotencyKafkaRetentionVerifier(ConfigurableListableBeanFactory beanFactory,
+			IdempotencyKafkaProperties properties, ObjectProvider<IdempotencyProperties> coreProperties,
+			ObjectProvider<KafkaAdmin> admins) {
+		return new KafkaRetentionVerifier(beanFactory, properties,
+				coreProperties.getIfAvailable(IdempotencyProperties::new).getRetention(), admins);
+	}
+
+	/**
+	 * {@code idempotency.kafka.retention-check} is not {@code off}.
+	 */
+	static final class RetentionCheckOn extends NoneNestedConditions {
+
+		RetentionCheckOn() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnProperty(name = "idempotency.kafka.retention-check", havingValue = "off")
+		static final class Off {
+
+		}
+
+	}
+
+}

@@ -1,0 +1,274 @@
+package dev.idempotency.autoconfigure.outbox;
+
+import java.time.Duration;
+
+import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
+
+/**
+ * Configuration of the transactional outbox. Inherits {@code schema}, {@code platform},
+ * {@code initialize-schema} and {@code continue-on-error} from Spring Boot's database
+ * initialization support.
+ *
+ * @since 0.1.0
+ */
+@ConfigurationProperties("idempotency.outbox")
+public class IdempotencyOutboxProperties extends DatabaseInitializationProperties {
+
+	/** Location of the schema scripts shipped in the jar, one per database platform. */
+	public static final String DEFAULT_SCHEMA_LOCATION = "classpath:dev/idempotency/outbox/schema-@@platform@@.sql";
+
+	/**
+	 * Whether the outbox (the Outbox bean, its relay and purge) is set up. Off unless chosen: it needs
+	 * the outbox table and polls it.
+	 */
+	private boolean enabled = false;
+
+	/**
+	 * Name of the outbox table. The shipped schema scripts create "idempotency_outbox"; with another
+	 * name, create the table yourself or point "schema" at your own script.
+	 */
+	private String tableName = "idempotency_outbox";
+
+	/**
+	 * Whether a message waits until every earlier message with the same key was sent. A message that
+	 * keeps failing (or is dead) then holds back the later messages of its key, and only those.
+	 */
+	private boolean orderedPerKey = false;
+
+	/**
+	 * How long sent rows stay in the table before the purge deletes them.
+	 */
+	private Duration retention = Duration.ofDays(1);
+
+	private final Relay relay = new Relay();
+
+	private final Retry retry = new Retry();
+
+	@NestedConfigurationProperty
+	private final IdempotencyPurgeProperties purge = new IdempotencyPurgeProperties();
+
+	public IdempotencyOutboxProperties() {
+		// An outbox table that failed to be created must stop start-up, not every later publish.
+		setContinueOnError(false);
+	}
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	public void setTableName(String tableName) {
+		this.tableName = tableName;
+	}
+
+	public boolean isOrderedPerKey() {
+		return this.orderedPerKey;
+	}
+
+	public void setOrderedPerKey(boolean orderedPerKey) {
+		this.orderedPerKey = orderedPerKey;
+	}
+
+	public Duration getRetention() {
+		return this.retention;
+	}
+
+	public void setRetention(Duration retention) {
+		this.retention = retention;
+	}
+
+	public Relay getRelay() {
+		return this.relay;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public IdempotencyPurgeProperties getPurge() {
+		return this.purge;
+	}
+
+	@Override
+	public String getDefaultSchemaLocation() {
+		return DEFAULT_SCHEMA_LOCATION;
+	}
+
+	/**
+	 * The relay that sends committed rows to the brokers.
+	 */
+	public static class Relay {
+
+		/**
+		 * Whether this instance runs a relay. Turn it off on write-only instances; any number of
+		 * instances may run one.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Delay between rounds when there is nothing (more) to send; full batches follow each other at
+		 * once.
+		 */
+		private Duration pollInterval = Duration.ofMillis(500);
+
+		/**
+		 * Whether a commit that published on this instance starts a relay round at once, instead of
+		 * waiting for the next poll. Rows committed on instances without a relay still wait for the
+		 * poll.
+		 */
+		private boolean wakeOnCommit = true;
+
+		/**
+		 * Rows claimed and sent per round.
+		 */
+		private int batchSize = 100;
+
+		/**
+		 * How long a relay holds the rows it claimed; afterwards another relay may send them again.
+		 * Must be longer than the send timeout.
+		 */
+		private Duration lease = Duration.ofMinutes(1);
+
+		/**
+		 * Longest wait for the broker's acknowledgements of one batch; unacknowledged rows are retried
+		 * after the back-off without counting an attempt (a timeout is never the message's fault).
+		 */
+		private Duration sendTimeout = Duration.ofSeconds(10);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+		}
+
+		public boolean isWakeOnCommit() {
+			return this.wakeOnCommit;
+		}
+
+		public void setWakeOnCommit(boolean wakeOnCommit) {
+			this.wakeOnCommit = wakeOnCommit;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(Duration lease) {
+			this.lease = lease;
+		}
+
+		public Duration getSendTimeout() {
+			return this.sendTimeout;
+		}
+
+		public void setSendTimeout(Duration sendTimeout) {
+			this.sendTimeout = sendTimeout;
+		}
+
+	}
+
+	/**
+	 * Attempts of a message the broker did not acknowledge.
+	 */
+	public static class Retry {
+
+		/**
+		 * Send attempts of a message, the first included, that failed for the message's own fault
+		 * (it cannot be serialized, is too large, names an invalid or forbidden destination) before
+		 * it is marked dead. Failures of the broker or the network never count.
+		 */
+		private int maxAttempts = 10;
+
+		/**
+		 * Back-off before the second attempt.
+		 */
+		private Duration initialInterval = Duration.ofSeconds(1);
+
+		/**
+		 * Factor by which the back-off grows after each failed attempt.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest back-off between two attempts, also while the broker is unreachable.
+		 */
+		private Duration maxInterval = Duration.ofMinutes(5);
+
+		/**
+		 * Random spread added to or subtracted from each back-off (scaled with it), so that messages
+		 * that failed together are not retried together.
+		 */
+		private Duration jitter = Duration.ofMillis(500);
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		public Duration getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(Duration jitter) {
+			this.jitter = jitter;
+		}
+
+	}
+
+}

@@ -1,0 +1,75 @@
+package dev.idempotency.autoconfigure.redis;
+
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.redis.stream.JacksonRedisStreamPayloadConverter;
+import dev.idempotency.redis.stream.RedisStreamListenerAnnotationBeanPostProcessor;
+import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.RedisStreamPayloadConverter;
+import dev.idempotency.redis.stream.RedisStreamSettings;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.stream.StreamMessageListenerContainer;
+
+/**
+ * Redis Stream adapter: {@code @RedisStreamListener} methods read their consumer group through
+ * spring-data-redis' {@code StreamMessageListenerContainer}, are acknowledged after commit (or, with
+ * a Redis idempotency store on the same Redis, in the script that completes the key), and have
+ * their pending entries claimed, retried and dead-lettered.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class,
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass(StreamMessageListenerContainer.class)
+@ConditionalOnBean(RedisConnectionFactory.class)
+// Not switched off by idempotency.enabled: like @KafkaListener methods, stream listeners keep
+// consuming, as plain methods, when the interception is off.
+@ConditionalOnBooleanProperty(name = "idempotency.redis.stream.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyRedisStreamProperties.class)
+public final class IdempotencyRedisStreamAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	static RedisStreamListenerAnnotationBeanPostProcessor redisStreamListenerAnnotationBeanPostProcessor() {
+		return new RedisStreamListenerAnnotationBeanPostProcessor();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisStreamListenerRegistry redisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
+			RedisConnectionFactory connectionFactory, IdempotencyRedisStreamProperties properties,
+			ObjectProvider<RedisStreamPayloadConverter> payloadConverter,
+			ObjectProvider<IdempotencyListener> listeners) {
+		RedisStreamSettings settings = new RedisStreamSettings(properties.getConcurrency(), properties.getBatchSize(),
+				properties.getPollTimeout(), properties.getMinIdle(), properties.getClaimInterval(),
+				properties.getMaxDeliveries(), properties.getDeadLetter().getSuffix(),
+				properties.getRecoveryBackOff(), properties.getPayloadField());
+		return new RedisStreamListenerRegistry(endpoints, connectionFactory, settings,
+				payloadConverter.getIfAvailable(), () -> listeners.orderedStream().toList());
+	}
+
+	/** JSON payloads with Jackson, when it is on the class path. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(JsonMapper.class)
+	static class JacksonPayloadConverterConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		RedisStreamPayloadConverter redisStreamPayloadConverter(ObjectProvider<JsonMapper> jsonMapper) {
+			return new JacksonRedisStreamPayloadConverter(jsonMapper.getIfAvailable(JsonMapper::shared));
+		}
+
+	}
+
+}

@@ -1,0 +1,152 @@
+package dev.idempotency.autoconfigure.kafka;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+
+import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
+import dev.idempotency.kafka.KafkaDeliveryContextInterceptor;
+import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CommonLoggingErrorHandler;
+import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.RecordInterceptor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Conditions of {@link IdempotencyKafkaAutoConfiguration}.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class IdempotencyKafkaAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class))
+		.withPropertyValues("idempotency.store.type=in-memory");
+
+	@Test
+	void errorHandlerWithRetriesAndDeadLetterTopicIsProvided() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(DefaultErrorHandler.class)
+				.hasSingleBean(KafkaAcknowledgmentResolver.class)
+				.hasSingleBean(KafkaListenerContainerFactoryPostProcessor.class);
+		});
+	}
+
+	@Test
+	void applicationErrorHandlerWins() {
+		this.contextRunner.withBean(CommonErrorHandler.class, CommonLoggingErrorHandler::new)
+			.run((context) -> assertThat(context).doesNotHaveBean(DefaultErrorHandler.class)
+				.hasSingleBean(CommonErrorHandler.class));
+	}
+
+	@Test
+	void bootsListenerContainerFactoryGetsTheDeliveryContextAndTheErrorHandler() {
+		this.contextRunner.run((context) -> {
+			ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class);
+			assertThat(factory.getRecordInterceptor()).isInstanceOf(KafkaDeliveryContextInterceptor.class);
+		});
+	}
+
+	@Test
+	void applicationRecordInterceptorIsKeptAlongsideTheDeliveryContext() {
+		RecordInterceptor<Object, Object> own = (record, consumer) -> record;
+		this.contextRunner.withBean(RecordInterceptor.class, () -> own).run((context) -> {
+			ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class);
+			assertThat(factory.getRecordInterceptor()).isInstanceOf(CompositeRecordInterceptor.class);
+		});
+	}
+
+	@Test
+	void switchedOffByProperty() {
+		this.contextRunner.withPropertyValues("idempotency.kafka.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(KafkaListenerContainerFactoryPostProcessor.class)
+				.doesNotHaveBean(DefaultErrorHandler.class)
+				.doesNotHaveBean(KafkaAcknowledgmentResolver.class));
+	}
+
+	@Test
+	void backsOffWithoutSpringKafka() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyKafkaAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(KafkaOperations.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(KafkaListenerContainerFactoryPostProcessor.class));
+	}
+
+	@Test
+	void retentionCheckIsOnByDefault() {
+		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(KafkaRetentionVerifier.class));
+	}
+
+	@Test
+	void retentionCheckOffRegistersNoVerifier() {
+		this.contextRunner.withPropertyValues("idempotency.kafka.retention-check=off")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(KafkaRetentionVerifier.class));
+	}
+
+	@Test
+	void retentionCheckIsSwitchedOffWithTheKafkaAdapter() {
+		this.contextRunner.withPropertyValues("idempotency.kafka.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(KafkaRetentionVerifier.class));
+	}
+
+	@Test
+	void retentionCheckWithoutIdempotentListenersDoesNotAskTheBroker(CapturedOutput output) throws IOException {
+		this.contextRunner
+			.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:" + closedPort(),
+					"idempotency.kafka.retention-check=fail", "idempotency.kafka.retention-check-timeout=200ms")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("Retention check");
+	}
+
+	@Test
+	void unreachableBrokerDoesNotFailStartUpInFailMode(CapturedOutput output) throws IOException {
+		long start = System.nanoTime();
+		this.contextRunner.withBean(OrderListener.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:" + closedPort(),
+					"idempotency.kafka.retention-check=fail", "idempotency.kafka.retention-check-timeout=300ms")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(System.nanoTime() - start).as("start-up time in ns").isLessThan(5_000_000_000L);
+		assertThat(output).contains("Retention check could not run").contains("[orders]");
+	}
+
+	@Test
+	void retentionCheckOffDoesNotAskTheBroker(CapturedOutput output) throws IOException {
+		this.contextRunner.withBean(OrderListener.class)
+			.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:" + closedPort(),
+					"idempotency.kafka.retention-check=off")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("Retention check");
+	}
+
+	private static int closedPort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+	static class OrderListener {
+
+		@KafkaListener(topics = "orders", groupId = "orders", autoStartup = "false")
+		@Idempotent(key = "#order")
+		void onOrder(String order) {
+		}
+
+	}
+
+}
