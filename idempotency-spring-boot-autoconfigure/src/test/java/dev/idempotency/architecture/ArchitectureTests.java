@@ -134,7 +134,7 @@ class ArchitectureTests {
 	@Test
 	void onlyMetricsUsesMicrometer() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".metrics..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".autoconfigure.metrics..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.micrometer.."));

@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure.metrics;
 
+import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -9,21 +10,28 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
- * Records idempotency outcomes and purges in the application's {@code MeterRegistry}.
+ * Every Micrometer meter of the starter, in the application's {@code MeterRegistry}: the listener
+ * that records outcomes, purges, dead letters, stream and outbox events (while the interception is
+ * on), and the outbox backlog gauges (while the outbox is on). {@code idempotency.metrics.enabled=false}
+ * switches them all off.
  *
  * @since 0.1.0
  */
-@AutoConfiguration(afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+@AutoConfiguration(after = IdempotencyOutboxAutoConfiguration.class,
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
-@ConditionalOnBooleanProperty(name = { "idempotency.enabled", "idempotency.metrics.enabled" }, matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "idempotency.metrics.enabled", matchIfMissing = true)
+@Import(OutboxMetricsConfiguration.class)
 public final class IdempotencyMetricsAutoConfiguration {
 
 	@Bean
+	@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 	@ConditionalOnMissingBean
 	MicrometerIdempotencyListener micrometerIdempotencyListener(MeterRegistry registry) {
 		return new MicrometerIdempotencyListener(registry);

@@ -38,8 +38,8 @@ import org.springframework.util.function.SingletonSupplier;
  * The transactional outbox on the application's single {@code DataSource}, when
  * {@code idempotency.outbox.enabled} is {@code true}: the {@link Outbox} bean, its schema initializer,
  * the relay with a Kafka sender (when there is a {@code KafkaTemplate}) and a Redis Stream sender
- * (when there is a {@code RedisConnectionFactory}), the purge of sent rows, and backlog gauges.
- * Beans of the application's own always win.
+ * (when there is a {@code RedisConnectionFactory}) and the purge of sent rows. Beans of the
+ * application's own always win. Its backlog gauges are wired by {@code IdempotencyMetricsAutoConfiguration}.
  *
  * @since 0.1.0
  */
@@ -49,16 +49,12 @@ import org.springframework.util.function.SingletonSupplier;
 		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
 		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
 		"org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
-		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnClass({ JdbcTemplate.class, DatabaseInitializationProperties.class, JsonMapper.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty("idempotency.outbox.enabled")
 @EnableConfigurationProperties(IdempotencyOutboxProperties.class)
-@Import({ OutboxKafkaSenderConfiguration.class, OutboxRedisSenderConfiguration.class,
-		OutboxMetricsConfiguration.class })
+@Import({ OutboxKafkaSenderConfiguration.class, OutboxRedisSenderConfiguration.class })
 public final class IdempotencyOutboxAutoConfiguration {
 
 	@Bean

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.metrics.MicrometerOutboxBacklogGauges;
 import dev.idempotency.outbox.Outbox;
@@ -51,7 +52,7 @@ class IdempotencyOutboxAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class))
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.purge.interval=1h",
 				"idempotency.outbox.relay.poll-interval=1h");
 

@@ -1,4 +1,4 @@
-package dev.idempotency.autoconfigure.outbox;
+package dev.idempotency.autoconfigure.metrics;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -15,12 +15,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Gauges of the outbox backlog in the application's {@code MeterRegistry}. The counters and the
- * latency timer come from {@code MicrometerIdempotencyListener}.
+ * Gauges of the outbox backlog in the application's {@code MeterRegistry}, when the outbox is on.
+ * The counters and the latency timer come from {@code MicrometerIdempotencyListener}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBooleanProperty(name = "idempotency.metrics.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty("idempotency.outbox.enabled")
+@ConditionalOnBean(OutboxRepository.class)
 class OutboxMetricsConfiguration {
 
 	@Bean
