@@ -2,6 +2,8 @@ package dev.idempotency.autoconfigure.kafka;
 
 import java.time.Duration;
 
+import dev.idempotency.autoconfigure.RetryProperties;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -108,60 +110,14 @@ public class IdempotencyKafkaProperties {
 	}
 
 	/**
-	 * Retries of a failing record, in the consumer, before it is dead-lettered.
+	 * Retries of a failing record, in the consumer, before it is dead-lettered: 3 deliveries, the
+	 * first included, with a back-off from 1s doubling up to 10s (keep it well below
+	 * max.poll.interval.ms).
 	 */
-	public static class Retry {
+	public static class Retry extends RetryProperties {
 
-		/**
-		 * Deliveries of a record, the first included, before it goes to the dead-letter topic.
-		 */
-		private int maxAttempts = 3;
-
-		/**
-		 * Back-off before the second delivery.
-		 */
-		private Duration initialInterval = Duration.ofSeconds(1);
-
-		/**
-		 * Factor by which the back-off grows after each failed delivery.
-		 */
-		private double multiplier = 2.0;
-
-		/**
-		 * Longest back-off between two deliveries; keep it well below max.poll.interval.ms.
-		 */
-		private Duration maxInterval = Duration.ofSeconds(10);
-
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public Duration getInitialInterval() {
-			return this.initialInterval;
-		}
-
-		public void setInitialInterval(Duration initialInterval) {
-			this.initialInterval = initialInterval;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMaxInterval() {
-			return this.maxInterval;
-		}
-
-		public void setMaxInterval(Duration maxInterval) {
-			this.maxInterval = maxInterval;
+		public Retry() {
+			super(3, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(10));
 		}
 
 	}

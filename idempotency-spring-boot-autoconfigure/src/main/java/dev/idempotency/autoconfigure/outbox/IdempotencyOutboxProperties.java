@@ -3,6 +3,7 @@ package dev.idempotency.autoconfigure.outbox;
 import java.time.Duration;
 
 import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
+import dev.idempotency.autoconfigure.RetryProperties;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -197,31 +198,10 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 	}
 
 	/**
-	 * Attempts of a message the broker did not acknowledge.
+	 * Attempts of a message the broker did not acknowledge: 10 attempts, the first included, with a
+	 * back-off from 1s doubling up to 5m, spread by a jitter.
 	 */
-	public static class Retry {
-
-		/**
-		 * Send attempts of a message, the first included, that failed for the message's own fault
-		 * (it cannot be serialized, is too large, names an invalid or forbidden destination) before
-		 * it is marked dead. Failures of the broker or the network never count.
-		 */
-		private int maxAttempts = 10;
-
-		/**
-		 * Back-off before the second attempt.
-		 */
-		private Duration initialInterval = Duration.ofSeconds(1);
-
-		/**
-		 * Factor by which the back-off grows after each failed attempt.
-		 */
-		private double multiplier = 2.0;
-
-		/**
-		 * Longest back-off between two attempts, also while the broker is unreachable.
-		 */
-		private Duration maxInterval = Duration.ofMinutes(5);
+	public static class Retry extends RetryProperties {
 
 		/**
 		 * Random spread added to or subtracted from each back-off (scaled with it), so that messages
@@ -229,36 +209,8 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		 */
 		private Duration jitter = Duration.ofMillis(500);
 
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public Duration getInitialInterval() {
-			return this.initialInterval;
-		}
-
-		public void setInitialInterval(Duration initialInterval) {
-			this.initialInterval = initialInterval;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMaxInterval() {
-			return this.maxInterval;
-		}
-
-		public void setMaxInterval(Duration maxInterval) {
-			this.maxInterval = maxInterval;
+		public Retry() {
+			super(10, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5));
 		}
 
 		public Duration getJitter() {
