@@ -103,15 +103,6 @@ class IdempotencyStoreAutoConfigurationTests {
 	}
 
 	@Test
-	void applicationsOwnStoreWinsOverTheStoreItAskedFor() {
-		this.redisContextRunner.withPropertyValues("idempotency.store.type=redis")
-			.withBean("ownStore", IdempotencyStore.class, InMemoryIdempotencyStore::new)
-			.run((context) -> assertThat(context).hasSingleBean(IdempotencyStore.class)
-				.hasBean("ownStore")
-				.doesNotHaveBean(RedisIdempotencyStore.class));
-	}
-
-	@Test
 	void jdbcStoreAskedForWithoutADataSourceBacksOffAndNoOtherStoreTakesItsPlace() {
 		// Not a start-up failure by itself: the store configurations back off, and it is the
 		// @Idempotent methods that need a store (see the next test).
