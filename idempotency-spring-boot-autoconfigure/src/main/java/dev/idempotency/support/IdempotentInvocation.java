@@ -53,7 +53,7 @@ class IdempotentInvocation {
 
 	final IdempotentMethod method;
 
-	final @Nullable DeliveryContext delivery;
+	private final @Nullable DeliveryContext delivery;
 
 	final IdempotencyStore store;
 
@@ -97,27 +97,12 @@ class IdempotentInvocation {
 		this.method = method;
 		this.delivery = delivery;
 		this.store = store;
-		this.namespace = namespace(method, delivery);
+		this.namespace = method.namespaceFor(delivery);
 		this.lease = (method.lease() != null) ? method.lease() : defaults.lease();
 		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
 		this.acknowledger = acknowledger;
 		this.listeners = listeners;
 		this.started = started;
-	}
-
-	/**
-	 * The annotation's namespace, else one that identifies the listener method: the delivery's
-	 * (its consumer group) followed by {@code SimpleClassName#method}, so that two methods never
-	 * share keys because they share a group (a global {@code spring.kafka.consumer.group-id}).
-	 */
-	private static String namespace(IdempotentMethod method, @Nullable DeliveryContext delivery) {
-		if (method.namespace() != null) {
-			return method.namespace();
-		}
-		if (delivery != null && delivery.namespace() != null && !delivery.namespace().isBlank()) {
-			return delivery.namespace() + ":" + method.fallbackNamespace();
-		}
-		return method.fallbackNamespace();
 	}
 
 	/**
