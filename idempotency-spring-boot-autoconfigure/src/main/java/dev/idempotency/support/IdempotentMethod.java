@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
+import dev.idempotency.core.DeliveryContext;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.ReactiveAdapterRegistry;
@@ -63,6 +64,24 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
 				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType),
 				batchParameter(method));
+	}
+
+	/**
+	 * The namespace of this method's keys for one delivery: the annotation's, else one that
+	 * identifies the listener method: the delivery's (its consumer group) followed by
+	 * {@code SimpleClassName#method}, so that two methods never share keys because they share a
+	 * group (a global {@code spring.kafka.consumer.group-id}).
+	 * @param delivery the current delivery, or {@code null}
+	 * @return the namespace
+	 */
+	public String namespaceFor(@Nullable DeliveryContext delivery) {
+		if (this.namespace != null) {
+			return this.namespace;
+		}
+		if (delivery != null && delivery.namespace() != null && !delivery.namespace().isBlank()) {
+			return delivery.namespace() + ":" + this.fallbackNamespace;
+		}
+		return this.fallbackNamespace;
 	}
 
 	private static int batchParameter(Method method) {
