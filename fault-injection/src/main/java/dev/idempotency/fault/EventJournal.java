@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 
@@ -28,7 +29,7 @@ import org.springframework.core.NestedExceptionUtils;
  * record id. Each listener thread's R and O lines alternate; a SIGKILL leaves at most one R without
  * its O per thread: the delivery in flight.
  */
-public final class EventJournal implements IdempotencyListener {
+public final class EventJournal implements IdempotencyListener, DeliveryListener {
 
 	private final FileOutputStream out;
 

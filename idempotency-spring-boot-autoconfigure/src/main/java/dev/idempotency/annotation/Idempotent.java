@@ -37,8 +37,9 @@ public @interface Idempotent {
 
 	/**
 	 * Logical consumer the key belongs to. Empty means one that identifies this method: the
-	 * listener's group id and {@code SimpleClassName#method} ({@code points:PointsListener#onOrder}),
-	 * or {@code SimpleClassName#method} alone outside a listener, so two methods never share keys by
+	 * listener's group id and the listener's {@code id} when it names one, else
+	 * {@code SimpleClassName#method} ({@code points:PointsListener#onOrder}), or
+	 * {@code SimpleClassName#method} alone outside a listener, so two methods never share keys by
 	 * accident. Set it explicitly in production: renaming a class or method must not change which
 	 * keys count as seen. Two methods share keys only when they name the same namespace.
 	 * @return the namespace

@@ -5,10 +5,10 @@ package dev.idempotency.core;
  * message cannot fix this, so transport adapters send it to the dead-letter destination at once.
  *
  * <p>
- * In a batch, {@link #getElementIndex()} names the message whose key failed: the messages before it
- * were processed and committed, the ones from it on were not touched, so a transport can commit up
- * to that index, dead-letter that message and redeliver the rest (Kafka's
- * {@code BatchListenerFailedException}).
+ * In a batch, {@link #getElementIndex()} names the message whose key failed, which is also the
+ * number of messages before it: those were processed and committed, it and the ones after it were
+ * not touched, and the delivery was not acknowledged. What a transport does with that is its
+ * adapter's business.
  *
  * @since 0.1.0
  */
@@ -38,7 +38,8 @@ public class InvalidIdempotencyKeyException extends NonRetryableIdempotencyExcep
 	}
 
 	/**
-	 * The index in the batch of the message whose key failed.
+	 * The index in the batch of the message whose key failed: the number of messages before it,
+	 * processed and committed.
 	 * @return the index, or {@code -1} outside a batch
 	 */
 	public int getElementIndex() {

@@ -3,7 +3,8 @@ package dev.idempotency.kafka;
 import java.util.List;
 import java.util.function.Supplier;
 
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.support.Listeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -31,10 +32,10 @@ public class DeadLetterRecoverer implements ConsumerRecordRecoverer {
 
 	private final String suffix;
 
-	private final Supplier<List<IdempotencyListener>> listeners;
+	private final Supplier<List<DeliveryListener>> listeners;
 
 	public DeadLetterRecoverer(KafkaOperations<?, ?> template, String suffix,
-			Supplier<List<IdempotencyListener>> listeners) {
+			Supplier<List<DeliveryListener>> listeners) {
 		this.suffix = suffix;
 		this.listeners = listeners;
 		this.publisher = new DeadLetterPublishingRecoverer(template,
@@ -47,14 +48,8 @@ public class DeadLetterRecoverer implements ConsumerRecordRecoverer {
 		String destination = record.topic() + this.suffix;
 		logger.warn("Dead-lettered " + record.topic() + "-" + record.partition() + "@" + record.offset() + " to "
 				+ destination + ": " + NestedExceptionUtils.getMostSpecificCause(exception));
-		for (IdempotencyListener listener : this.listeners.get()) {
-			try {
-				listener.onDeadLettered(record.topic(), destination, exception);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("IdempotencyListener " + listener + " failed on dead letter", ex);
-			}
-		}
+		Listeners.notifyEach(this.listeners.get(),
+				(listener) -> listener.onDeadLettered(record.topic(), destination, exception), "dead letter");
 	}
 
 }

@@ -20,8 +20,10 @@ import org.springframework.util.backoff.BackOff;
  * failures mean:
  * <ul>
  * <li>A message whose key failed ({@link InvalidIdempotencyKeyException#getElementIndex()}): the
- * messages before it were committed, so it becomes a {@link BatchListenerFailedException} at that
- * index: their offsets are committed, the message is recovered at once, the rest redelivered.</li>
+ * interceptor committed the messages before it and acknowledged nothing, so it becomes a
+ * {@link BatchListenerFailedException} at that index: their offsets are committed, the message is
+ * recovered at once, the rest redelivered. This translation is the only place that turns a batch
+ * position into offsets to commit.</li>
  * <li>A batch that was rolled back as a whole ({@link IdempotentBatchFailedException}): a
  * {@code BatchListenerFailedException} the listener threw is removed from the cause chain, since
  * committing the offsets before its index would lose rolled-back work; the whole batch is retried

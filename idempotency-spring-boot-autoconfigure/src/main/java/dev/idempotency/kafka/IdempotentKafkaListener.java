@@ -16,12 +16,14 @@ import org.jspecify.annotations.Nullable;
  * {@code idempotency.retention})
  * @param topics the names of the topics it reads (topic patterns excluded)
  * @param namespace the method's explicit namespace, or {@code null} for the default
- * ({@code <group>:<method>})
+ * ({@code <group>:<listener>})
+ * @param listener what identifies the listener in its default namespace: its id, else
+ * {@code SimpleClassName#method}
  * @param topicsByGroup the topics it reads per consumer group ({@code ""} when the group is unknown)
  * @since 0.2.0
  */
 public record IdempotentKafkaListener(String method, Duration retention, List<String> topics,
-		@Nullable String namespace, Map<String, Set<String>> topicsByGroup) {
+		@Nullable String namespace, String listener, Map<String, Set<String>> topicsByGroup) {
 
 	public IdempotentKafkaListener {
 		topics = List.copyOf(topics);
@@ -35,19 +37,19 @@ public record IdempotentKafkaListener(String method, Duration retention, List<St
 	 * @param topics the topics it reads
 	 */
 	public IdempotentKafkaListener(String method, Duration retention, List<String> topics) {
-		this(method, retention, topics, null, Map.of("", Set.copyOf(topics)));
+		this(method, retention, topics, null, method, Map.of("", Set.copyOf(topics)));
 	}
 
 	/**
 	 * The namespace the method's keys are claimed in when it consumes from {@code group}.
 	 * @param group the consumer group, possibly {@code ""}
-	 * @return the explicit namespace, else {@code <group>:<method>}
+	 * @return the explicit namespace, else {@code <group>:<listener>}
 	 */
 	public String namespaceIn(String group) {
 		if (this.namespace != null) {
 			return this.namespace;
 		}
-		return group.isEmpty() ? this.method : group + ":" + this.method;
+		return group.isEmpty() ? this.listener : group + ":" + this.listener;
 	}
 
 }

@@ -73,10 +73,12 @@ final class IdempotentKafkaListeners {
 		String name = userType.getSimpleName() + "#" + method.getName();
 		Duration retention;
 		String namespace;
+		String identity;
 		try {
 			IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
 			retention = (metadata.retention() != null) ? metadata.retention() : defaultRetention;
 			namespace = metadata.namespace();
+			identity = metadata.listener();
 		}
 		catch (RuntimeException ex) {
 			// A malformed annotation fails start-up in the methods verifier, with its own message.
@@ -108,7 +110,8 @@ final class IdempotentKafkaListeners {
 			}
 		}
 		return topics.isEmpty() ? null
-				: new IdempotentKafkaListener(name, retention, List.copyOf(topics), namespace, topicsByGroup);
+				: new IdempotentKafkaListener(name, retention, List.copyOf(topics), namespace, identity,
+						topicsByGroup);
 	}
 
 	/**

@@ -6,8 +6,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter.MeterProvider;
@@ -39,7 +41,7 @@ import org.springframework.core.NestedExceptionUtils;
  *
  * @since 0.1.0
  */
-public class MicrometerIdempotencyListener implements IdempotencyListener {
+public class MicrometerIdempotencyListener implements IdempotencyListener, DeliveryListener, OutboxListener {
 
 	private final MeterProvider<Timer> invocations;
 

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
+import dev.idempotency.support.Listeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -47,10 +48,10 @@ final class OutboxDispatcher {
 
 	private final Clock clock;
 
-	private final Supplier<List<IdempotencyListener>> listeners;
+	private final Supplier<List<OutboxListener>> listeners;
 
 	OutboxDispatcher(OutboxRepository repository, Supplier<List<OutboxSender>> senders, OutboxRelay.Options options,
-			Clock clock, Supplier<List<IdempotencyListener>> listeners) {
+			Clock clock, Supplier<List<OutboxListener>> listeners) {
 		this.repository = repository;
 		this.senders = senders;
 		this.options = options;
@@ -140,15 +141,8 @@ final class OutboxDispatcher {
 		return root.getClass().getName() + ": " + root.getMessage();
 	}
 
-	private void notify(Consumer<IdempotencyListener> event) {
-		for (IdempotencyListener listener : this.listeners.get()) {
-			try {
-				event.accept(listener);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("IdempotencyListener " + listener + " failed on an outbox event", ex);
-			}
-		}
+	private void notify(Consumer<OutboxListener> event) {
+		Listeners.notifyEach(this.listeners.get(), event, "an outbox event");
 	}
 
 	/** The failure of a future that failed before {@code send} returned, else {@code null}. */

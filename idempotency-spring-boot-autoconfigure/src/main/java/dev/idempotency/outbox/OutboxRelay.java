@@ -3,7 +3,6 @@ package dev.idempotency.outbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -11,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
+import dev.idempotency.support.DaemonSchedulers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -74,7 +74,7 @@ public class OutboxRelay implements SmartLifecycle {
 	 * @param listeners told of every sent, failed and dead message
 	 */
 	public OutboxRelay(OutboxRepository repository, Supplier<List<OutboxSender>> senders, Options options,
-			Clock clock, Supplier<List<IdempotencyListener>> listeners) {
+			Clock clock, Supplier<List<OutboxListener>> listeners) {
 		this.dispatcher = new OutboxDispatcher(repository, senders, options, clock, listeners);
 		this.options = options;
 	}
@@ -139,11 +139,7 @@ public class OutboxRelay implements SmartLifecycle {
 		if (this.executor != null) {
 			return;
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "idempotency-outbox-relay");
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledExecutorService executor = DaemonSchedulers.singleThread("idempotency-outbox-relay");
 		long intervalMillis = Math.max(1, this.options.pollInterval().toMillis());
 		long initialDelay = ThreadLocalRandom.current().nextLong(intervalMillis);
 		executor.scheduleWithFixedDelay(this::drainSafely, initialDelay, intervalMillis, TimeUnit.MILLISECONDS);

@@ -31,14 +31,7 @@ final class IdempotencyEventPublisher {
 		}
 		IdempotencyEvent event = new IdempotencyEvent(namespace, (key != null) ? key.value() : null, outcome, store,
 				Duration.ofNanos(nanos), failure);
-		for (IdempotencyListener listener : listeners) {
-			try {
-				listener.onOutcome(event);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("IdempotencyListener " + listener + " failed; outcome " + outcome.tag() + " unchanged", ex);
-			}
-		}
+		Listeners.notifyEach(listeners, (listener) -> listener.onOutcome(event), "outcome " + outcome.tag());
 	}
 
 }

@@ -2,7 +2,6 @@ package dev.idempotency.support;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -60,14 +59,7 @@ public class IdempotencyPurgeJob implements SmartLifecycle {
 	 */
 	public int runOnce() {
 		int deleted = this.purge.getAsInt();
-		for (IdempotencyListener listener : this.listeners.get()) {
-			try {
-				listener.onPurged(this.storeName, deleted);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("IdempotencyListener " + listener + " failed on purge", ex);
-			}
-		}
+		Listeners.notifyEach(this.listeners.get(), (listener) -> listener.onPurged(this.storeName, deleted), "purge");
 		if (deleted > 0) {
 			logger.debug("Purged " + deleted + " expired idempotency records from store '" + this.storeName + "'");
 		}
@@ -88,11 +80,7 @@ public class IdempotencyPurgeJob implements SmartLifecycle {
 		if (this.executor != null) {
 			return;
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "idempotency-purge-" + this.storeName);
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledExecutorService executor = DaemonSchedulers.singleThread("idempotency-purge-" + this.storeName);
 		long intervalMillis = this.interval.toMillis();
 		long initialDelay = ThreadLocalRandom.current().nextLong(Math.max(1, intervalMillis));
 		executor.scheduleWithFixedDelay(this::runSafely, initialDelay, intervalMillis, TimeUnit.MILLISECONDS);

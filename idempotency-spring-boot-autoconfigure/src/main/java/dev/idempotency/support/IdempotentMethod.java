@@ -1,5 +1,6 @@
 package dev.idempotency.support;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -10,10 +11,15 @@ import java.util.concurrent.Future;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
+import dev.idempotency.core.DeliveryContext;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.RepeatableContainers;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -24,6 +30,8 @@ import org.springframework.util.StringValueResolver;
  * @param keyExpression the key expression, possibly empty
  * @param namespace the explicit namespace, or {@code null} to take the delivery's
  * @param fallbackNamespace {@code SimpleClassName#method}, used when neither is set
+ * @param listenerId the id of the method's listener ({@code @KafkaListener(id)},
+ * {@code @RedisStreamListener(id)}), or {@code null} when it names none
  * @param retention how long processed keys are kept, or {@code null} for the default
  * @param lease how long an in-progress claim holds the key, or {@code null} for the default
  * @param onDuplicate the duplicate policy
@@ -34,8 +42,15 @@ import org.springframework.util.StringValueResolver;
  * @since 0.1.0
  */
 public record IdempotentMethod(String keyExpression, @Nullable String namespace, String fallbackNamespace,
-		@Nullable Duration retention, @Nullable Duration lease, OnDuplicate onDuplicate, String storeName, @Nullable Object skippedValue,
-		int batchParameter) {
+		@Nullable String listenerId, @Nullable Duration retention, @Nullable Duration lease, OnDuplicate onDuplicate,
+		String storeName, @Nullable Object skippedValue, int batchParameter) {
+
+	/**
+	 * The listener annotations whose {@code id} names a listener, by name: {@code support} sits below
+	 * the adapters and spring-kafka is optional.
+	 */
+	private static final List<String> LISTENER_ANNOTATIONS = List.of("org.springframework.kafka.annotation.KafkaListener",
+			"dev.idempotency.redis.stream.RedisStreamListener");
 
 	/**
 	 * Reads the annotation of {@code method}.
@@ -59,10 +74,58 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 		}
 		String namespace = resolve(annotation.namespace(), placeholders);
 		return new IdempotentMethod(annotation.key(), namespace.isEmpty() ? null : namespace,
-				targetClass.getSimpleName() + "#" + method.getName(),
+				targetClass.getSimpleName() + "#" + method.getName(), listenerId(method, targetClass, placeholders),
 				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
-				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(), resolve(annotation.store(), placeholders), skippedValue(returnType),
-				batchParameter(method));
+				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(),
+				resolve(annotation.store(), placeholders), skippedValue(returnType), batchParameter(method));
+	}
+
+	/**
+	 * The namespace of this method's keys for one delivery: the annotation's, else one that
+	 * identifies the listener method: the delivery's (its consumer group) followed by
+	 * {@link #listener()} (the listener's id, else {@code SimpleClassName#method}), so that two methods never share keys because they share a
+	 * group (a global {@code spring.kafka.consumer.group-id}).
+	 * @param delivery the current delivery, or {@code null}
+	 * @return the namespace
+	 */
+	public String namespaceFor(@Nullable DeliveryContext delivery) {
+		if (this.namespace != null) {
+			return this.namespace;
+		}
+		if (delivery != null && delivery.namespace() != null && !delivery.namespace().isBlank()) {
+			return delivery.namespace() + ":" + listener();
+		}
+		return listener();
+	}
+
+	/**
+	 * What identifies the method's listener in its default namespace: the listener's id when it names
+	 * one (stable across class renames, and the same for every version of a listener that a rolling
+	 * deployment runs side by side), else {@code SimpleClassName#method}.
+	 * @return the listener's id, else {@code SimpleClassName#method}
+	 */
+	public String listener() {
+		return (this.listenerId != null) ? this.listenerId : this.fallbackNamespace;
+	}
+
+	/**
+	 * The {@code id} of the method's listener annotation, or of its class's for a class-level
+	 * listener ({@code @KafkaHandler} methods).
+	 */
+	private static @Nullable String listenerId(Method method, Class<?> targetClass, StringValueResolver placeholders) {
+		for (String type : LISTENER_ANNOTATIONS) {
+			MergedAnnotation<Annotation> listener = MergedAnnotations
+				.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
+				.get(type);
+			if (!listener.isPresent()) {
+				listener = MergedAnnotations.from(targetClass, SearchStrategy.TYPE_HIERARCHY).get(type);
+			}
+			if (listener.isPresent()) {
+				String id = resolve(listener.getString("id"), placeholders);
+				return id.isEmpty() ? null : id;
+			}
+		}
+		return null;
 	}
 
 	private static int batchParameter(Method method) {

@@ -55,7 +55,9 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 			IdempotentMethod metadata = IdempotentMethod.of(found.method(), found.userType(),
 					beanFactory::resolveEmbeddedValue);
 			keyResolver.validate(metadata.keyExpression(), found.method());
-			if (metadata.namespace() == null) {
+			// Listeners named by an id are told apart by it (several @KafkaHandler methods of one
+			// class-level listener share it on purpose).
+			if (metadata.namespace() == null && metadata.listenerId() == null) {
 				methodsByDefaultNamespace.computeIfAbsent(metadata.fallbackNamespace(), (key) -> new LinkedHashSet<>())
 					.add(found.method());
 			}

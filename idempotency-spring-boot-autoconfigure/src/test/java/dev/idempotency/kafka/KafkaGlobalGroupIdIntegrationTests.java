@@ -76,7 +76,7 @@ class KafkaGlobalGroupIdIntegrationTests {
 		assertThat(entries("debit")).isEqualTo(3);
 		assertThat(this.jdbc.queryForList("SELECT DISTINCT namespace FROM idempotency_record WHERE namespace LIKE 'gg-shop%'",
 				String.class))
-			.containsExactlyInAnyOrder("gg-shop:GroupListeners#onCredit", "gg-shop:GroupListeners#onDebit");
+			.containsExactlyInAnyOrder("gg-shop:gg-credits", "gg-shop:gg-debits");
 	}
 
 	private int entries(String kind) {

@@ -20,8 +20,8 @@ class SharedTopicNamespaceVerifierTests {
 	void twoMethodsOnOneTopicInOneGroupWithDefaultNamespacesFailStartUp() {
 		assertThatIllegalStateException().isThrownBy(() -> verify(DefaultNamespaces.class))
 			.withMessageContaining("consume topic 'orders' in consumer group 'points'")
-			.withMessageContaining("points:DefaultNamespaces#first")
-			.withMessageContaining("points:DefaultNamespaces#second");
+			.withMessageContaining("points:first")
+			.withMessageContaining("points:second");
 	}
 
 	@Test
@@ -116,7 +116,7 @@ class SharedTopicNamespaceVerifierTests {
 		void first(String order) {
 		}
 
-		@KafkaListener(id = "same", topics = "orders", concurrency = "2")
+		@KafkaListener(topics = "orders", groupId = "same")
 		@Idempotent(key = "#p0")
 		void second(String order) {
 		}

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.OutboxTestSenders.FlakySender;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
@@ -387,11 +387,7 @@ abstract class AbstractOutboxRelayIntegrationTests {
 		backOff.setJitter(10);
 		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), batchSize, lease,
 				Duration.ofSeconds(10), maxAttempts, backOff, ordered);
-		IdempotencyListener listener = new IdempotencyListener() {
-
-			@Override
-			public void onOutcome(dev.idempotency.core.IdempotencyEvent event) {
-			}
+		OutboxListener listener = new OutboxListener() {
 
 			@Override
 			public void onOutboxDead(String destination, String messageId, Throwable cause) {

@@ -14,8 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.IdempotencyEvent;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
@@ -100,11 +99,7 @@ class OutboxBrokerOutageIntegrationTests {
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2.0);
 		backOff.setMaxInterval(400);
 		backOff.setJitter(10);
-		IdempotencyListener listener = new IdempotencyListener() {
-
-			@Override
-			public void onOutcome(IdempotencyEvent event) {
-			}
+		OutboxListener listener = new OutboxListener() {
 
 			@Override
 			public void onOutboxSendFailed(String destination, Throwable cause) {

@@ -48,8 +48,8 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OutboxEndToEndIntegrationTests {
 
-	/** The listener's default namespace: its group, then the method. */
-	private static final String NAMESPACE = "points-outbox:PointsService#onOrderPlaced";
+	/** The listener's default namespace: its group, then its listener id. */
+	private static final String NAMESPACE = "points-outbox:points-outbox";
 
 
 	private static final String TOPIC = "outbox-e2e-orders";

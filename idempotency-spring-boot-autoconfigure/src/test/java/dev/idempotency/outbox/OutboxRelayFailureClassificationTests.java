@@ -9,8 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.IdempotencyEvent;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
@@ -162,11 +161,7 @@ class OutboxRelayFailureClassificationTests {
 		backOff.setJitter(0);
 		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), 10, Duration.ofMinutes(1),
 				Duration.ofSeconds(5), 3, backOff, false);
-		IdempotencyListener listener = new IdempotencyListener() {
-
-			@Override
-			public void onOutcome(IdempotencyEvent event) {
-			}
+		OutboxListener listener = new OutboxListener() {
 
 			@Override
 			public void onOutboxSendFailed(String destination, Throwable cause) {

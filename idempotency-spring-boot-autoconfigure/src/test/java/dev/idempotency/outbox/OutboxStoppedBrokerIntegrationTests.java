@@ -14,8 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.IdempotencyEvent;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
@@ -102,11 +101,7 @@ class OutboxStoppedBrokerIntegrationTests {
 		this.relay = new OutboxRelay(this.repository, () -> List.of(new KafkaOutboxSender(this.kafka)),
 				new OutboxRelay.Options(Duration.ofMillis(20), 20, Duration.ofMinutes(1), Duration.ofSeconds(5), 1000,
 						backOff, true),
-				Clock.systemUTC(), () -> List.of(new IdempotencyListener() {
-
-					@Override
-					public void onOutcome(IdempotencyEvent event) {
-					}
+				Clock.systemUTC(), () -> List.of(new OutboxListener() {
 
 					@Override
 					public void onOutboxSendFailed(String destination, Throwable cause) {

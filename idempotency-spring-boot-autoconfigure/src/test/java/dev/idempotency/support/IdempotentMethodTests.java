@@ -14,11 +14,14 @@ import java.util.concurrent.Future;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
+import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.redis.stream.RedisStreamListener;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringValueResolver;
@@ -129,6 +132,22 @@ class IdempotentMethodTests {
 	void fallbackNamespaceUsesTheTargetClassNotTheDeclaringClass() {
 		assertThat(IdempotentMethod.of(method(Handlers.class, "defaults"), SpecialHandlers.class, VERBATIM)
 			.fallbackNamespace()).isEqualTo("SpecialHandlers#defaults");
+	}
+
+	@Test
+	void defaultNamespaceNamesTheListenerByItsIdSoEveryVersionOfTheListenerSharesIt() {
+		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null);
+		assertThat(of(RecordAckListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:orders");
+		assertThat(of(ManualAckListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:orders");
+		assertThat(of(StreamListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:stream-orders");
+	}
+
+	@Test
+	void defaultNamespaceOfAListenerWithoutAnIdNamesTheClassAndMethod() {
+		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null);
+		assertThat(of(UnnamedListener.class, "onOrder").namespaceFor(delivery))
+			.isEqualTo("orders-group:UnnamedListener#onOrder");
+		assertThat(of(UnnamedListener.class, "onOrder").namespaceFor(null)).isEqualTo("UnnamedListener#onOrder");
 	}
 
 	@Test
@@ -285,6 +304,42 @@ class IdempotentMethodTests {
 	}
 
 	static class SpecialHandlers extends Handlers {
+
+	}
+
+	static class RecordAckListener {
+
+		@KafkaListener(id = "orders", topics = "orders")
+		@Idempotent(key = "#p0")
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class ManualAckListener {
+
+		@KafkaListener(id = "orders", topics = "orders")
+		@Idempotent(key = "#p0")
+		void onOrder(String order, Object acknowledgment) {
+		}
+
+	}
+
+	static class StreamListener {
+
+		@RedisStreamListener(id = "stream-orders", stream = "orders", group = "orders-group")
+		@Idempotent(key = "#p0")
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class UnnamedListener {
+
+		@KafkaListener(topics = "orders")
+		@Idempotent(key = "#p0")
+		void onOrder(String order) {
+		}
 
 	}
 

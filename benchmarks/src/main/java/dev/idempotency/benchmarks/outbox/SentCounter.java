@@ -3,20 +3,15 @@ package dev.idempotency.benchmarks.outbox;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.idempotency.core.IdempotencyEvent;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 
 /** Counts rows the relay marked sent (the relay tells its listeners after marking). */
-class SentCounter implements IdempotencyListener {
+class SentCounter implements OutboxListener {
 
 	private final AtomicLong sent = new AtomicLong();
 
 	AtomicLong sent() {
 		return this.sent;
-	}
-
-	@Override
-	public void onOutcome(IdempotencyEvent event) {
 	}
 
 	@Override

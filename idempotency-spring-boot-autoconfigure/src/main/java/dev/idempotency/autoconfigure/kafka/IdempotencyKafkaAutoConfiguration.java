@@ -1,7 +1,7 @@
 package dev.idempotency.autoconfigure.kafka;
 
 import dev.idempotency.autoconfigure.IdempotencyProperties;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.kafka.DeadLetterRecoverer;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaErrorHandlers;
@@ -59,7 +59,7 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultErrorHandler idempotencyKafkaErrorHandler(KafkaOperations<?, ?> kafkaOperations,
-			IdempotencyKafkaProperties properties, ObjectProvider<IdempotencyListener> listeners) {
+			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners) {
 		IdempotencyKafkaProperties.Retry retry = properties.getRetry();
 		DeadLetterRecoverer recoverer = new DeadLetterRecoverer(kafkaOperations,
 				properties.getDeadLetter().getSuffix(), () -> listeners.orderedStream().toList());

@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 
 import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxAdmin;
 import dev.idempotency.outbox.OutboxRelay;
@@ -98,7 +99,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "idempotency.outbox.relay.enabled", matchIfMissing = true)
 	OutboxRelay outboxRelay(OutboxRepository outboxRepository, IdempotencyOutboxProperties properties,
-			ObjectProvider<OutboxSender> senders, ObjectProvider<IdempotencyListener> listeners) {
+			ObjectProvider<OutboxSender> senders, ObjectProvider<OutboxListener> listeners) {
 		IdempotencyOutboxProperties.Relay relay = properties.getRelay();
 		IdempotencyOutboxProperties.Retry retry = properties.getRetry();
 		ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),

@@ -1,7 +1,7 @@
 package dev.idempotency.autoconfigure.redis;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.redis.stream.JacksonRedisStreamPayloadConverter;
 import dev.idempotency.redis.stream.RedisStreamListenerAnnotationBeanPostProcessor;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
@@ -50,7 +50,7 @@ public final class IdempotencyRedisStreamAutoConfiguration {
 	RedisStreamListenerRegistry redisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
 			RedisConnectionFactory connectionFactory, IdempotencyRedisStreamProperties properties,
 			ObjectProvider<RedisStreamPayloadConverter> payloadConverter,
-			ObjectProvider<IdempotencyListener> listeners) {
+			ObjectProvider<DeliveryListener> listeners) {
 		RedisStreamSettings settings = new RedisStreamSettings(properties.getConcurrency(), properties.getBatchSize(),
 				properties.getPollTimeout(), properties.getMinIdle(), properties.getClaimInterval(),
 				properties.getMaxDeliveries(), properties.getDeadLetter().getSuffix(),

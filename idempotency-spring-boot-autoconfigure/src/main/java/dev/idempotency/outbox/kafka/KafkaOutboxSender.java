@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.MessageFields;
 import dev.idempotency.outbox.OutboxMessage;
 import dev.idempotency.outbox.OutboxSender;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,7 +24,7 @@ import org.springframework.kafka.core.KafkaOperations;
 
 /**
  * Sends outbox messages as Kafka records: the message key as the record key, the payload as a
- * string value, the {@value DeliveryContext#MESSAGE_ID_HEADER} header and the message's own headers
+ * string value, the {@value MessageFields#MESSAGE_ID} header and the message's own headers
  * (UTF-8). The returned future is the producer's: it completes when the broker acknowledged the
  * record as the producer's {@code acks} setting says, so configure the producer with
  * {@code acks=all} and {@code enable.idempotence=true} (Kafka's defaults since 3.0) and keep
@@ -58,11 +58,11 @@ public class KafkaOutboxSender implements OutboxSender {
 	public CompletableFuture<?> send(String topic, OutboxMessage message) {
 		List<Header> headers = new ArrayList<>();
 		for (Map.Entry<String, String> header : message.headers().entrySet()) {
-			if (!DeliveryContext.MESSAGE_ID_HEADER.equals(header.getKey())) {
+			if (!MessageFields.MESSAGE_ID.equals(header.getKey())) {
 				headers.add(new RecordHeader(header.getKey(), header.getValue().getBytes(StandardCharsets.UTF_8)));
 			}
 		}
-		headers.add(new RecordHeader(DeliveryContext.MESSAGE_ID_HEADER,
+		headers.add(new RecordHeader(MessageFields.MESSAGE_ID,
 				message.messageId().getBytes(StandardCharsets.UTF_8)));
 		return this.kafka.send(new ProducerRecord<>(topic, null, message.key(), message.payload(), headers));
 	}

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.MessageFields;
 import dev.idempotency.outbox.OutboxMessage;
 import dev.idempotency.outbox.OutboxSender;
 
@@ -17,7 +17,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 /**
  * Sends outbox messages to Redis Streams with {@code XADD}: one entry per message whose fields are
  * the message's headers, then {@value #KEY_FIELD} (when the message has a key),
- * {@value DeliveryContext#MESSAGE_ID_HEADER} and {@value #PAYLOAD_FIELD} (the JSON payload). The
+ * {@value MessageFields#MESSAGE_ID} and {@value #PAYLOAD_FIELD} (the JSON payload). The
  * entry id is assigned by Redis. {@code XADD} returns once Redis has the entry; with persistence or
  * replicas, how durable it is depends on Redis' own settings ({@code appendfsync}, {@code WAIT}).
  * <p>
@@ -31,10 +31,10 @@ public class RedisStreamOutboxSender implements OutboxSender {
 	public static final String SCHEME = "redis";
 
 	/** Field holding the payload. */
-	public static final String PAYLOAD_FIELD = "payload";
+	public static final String PAYLOAD_FIELD = MessageFields.PAYLOAD;
 
 	/** Field holding the message key. */
-	public static final String KEY_FIELD = "key";
+	public static final String KEY_FIELD = MessageFields.KEY;
 
 	private final StringRedisTemplate redis;
 
@@ -53,7 +53,7 @@ public class RedisStreamOutboxSender implements OutboxSender {
 		if (message.key() != null) {
 			fields.put(KEY_FIELD, message.key());
 		}
-		fields.put(DeliveryContext.MESSAGE_ID_HEADER, message.messageId());
+		fields.put(MessageFields.MESSAGE_ID, message.messageId());
 		fields.put(PAYLOAD_FIELD, message.payload());
 		try {
 			RecordId id = this.redis.opsForStream().add(StreamRecords.string(fields).withStreamKey(stream));

@@ -2,14 +2,14 @@ package dev.idempotency.redis.stream;
 
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.DeliveryContext;
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.support.DaemonSchedulers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -107,7 +107,7 @@ public class RedisStreamListenerContainer {
 	 */
 	public RedisStreamListenerContainer(RedisStreamListenerEndpoint endpoint, RedisStreamSettings settings,
 			RedisConnectionFactory connectionFactory, @Nullable RedisStreamPayloadConverter payloadConverter,
-			Supplier<List<IdempotencyListener>> listeners) {
+			Supplier<List<DeliveryListener>> listeners) {
 		this.endpoint = endpoint;
 		this.settings = settings;
 		this.connectionFactory = connectionFactory;
@@ -191,11 +191,8 @@ public class RedisStreamListenerContainer {
 			for (StreamConsumers.Member consumer : this.consumers.members()) {
 				counted.execute(() -> startConsumer(container, consumer));
 			}
-			ScheduledExecutorService recovery = Executors.newSingleThreadScheduledExecutor((task) -> {
-				Thread thread = new Thread(task, "redis-stream-recovery-" + this.endpoint.id());
-				thread.setDaemon(true);
-				return thread;
-			});
+			ScheduledExecutorService recovery = DaemonSchedulers
+				.singleThread("redis-stream-recovery-" + this.endpoint.id());
 			long interval = this.settings.claimInterval().toMillis();
 			recovery.scheduleWithFixedDelay(this::recover, interval, interval, TimeUnit.MILLISECONDS);
 			this.recovery = recovery;

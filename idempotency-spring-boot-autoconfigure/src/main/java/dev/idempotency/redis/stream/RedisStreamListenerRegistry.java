@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.DeliveryListener;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -33,7 +33,7 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 
 	private final @Nullable RedisStreamPayloadConverter payloadConverter;
 
-	private final Supplier<List<IdempotencyListener>> listeners;
+	private final Supplier<List<DeliveryListener>> listeners;
 
 	private final Map<String, RedisStreamListenerContainer> containers = new LinkedHashMap<>();
 
@@ -50,7 +50,7 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 	 */
 	public RedisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
 			RedisConnectionFactory connectionFactory, RedisStreamSettings settings,
-			@Nullable RedisStreamPayloadConverter payloadConverter, Supplier<List<IdempotencyListener>> listeners) {
+			@Nullable RedisStreamPayloadConverter payloadConverter, Supplier<List<DeliveryListener>> listeners) {
 		this.endpoints = endpoints;
 		this.connectionFactory = connectionFactory;
 		this.settings = settings;

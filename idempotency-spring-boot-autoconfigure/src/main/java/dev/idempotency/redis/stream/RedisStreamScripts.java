@@ -2,6 +2,7 @@ package dev.idempotency.redis.stream;
 
 import java.util.List;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -52,18 +53,13 @@ final class RedisStreamScripts {
 
 	/**
 	 * The redis-atomic completion: if the idempotency entry still holds the claim, mark it completed
-	 * with the retention as its time to live and acknowledge the stream entry, in one step. KEYS:
+	 * with the retention as its time to live and acknowledge the stream entry, in one step. It is the
+	 * Redis store's own completion script, with the stream as its optional second key. KEYS:
 	 * idempotency entry, stream. ARGV: claimed value, completed value, retention millis, group,
 	 * record id. Returns 1 when done, 0 when the claim was no longer held (nothing changed).
 	 */
-	static final RedisScript<Long> COMPLETE_AND_ACKNOWLEDGE = new DefaultRedisScript<>("""
-			if redis.call('GET', KEYS[1]) == ARGV[1] then
-			  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-			  redis.call('XACK', KEYS[2], ARGV[4], ARGV[5])
-			  return 1
-			end
-			return 0
-			""", Long.class);
+	static final RedisScript<Long> COMPLETE_AND_ACKNOWLEDGE = RedisScript
+		.of(new ClassPathResource("dev/idempotency/store/redis/complete.lua"), Long.class);
 
 	private RedisStreamScripts() {
 	}

@@ -5,9 +5,8 @@ import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import dev.idempotency.core.IdempotencyListener;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.support.Listeners;
 
 /**
  * The stream and consumer group one listener container reads, and the listeners its parts tell
@@ -19,24 +18,14 @@ import org.apache.commons.logging.LogFactory;
  * @param listeners told about dead letters, claims, trimmed entries, group recreations,
  * pending entries and subscriptions; read anew for every notification
  */
-record StreamBinding(String stream, String group, Supplier<List<IdempotencyListener>> listeners) {
-
-	// The container's category, as before the split: logging configuration keeps working.
-	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
+record StreamBinding(String stream, String group, Supplier<List<DeliveryListener>> listeners) {
 
 	/**
 	 * Tells every listener; a listener that throws is logged and does not stop the others.
 	 * @param notification the call to make on each listener
 	 */
-	void notifyListeners(Consumer<IdempotencyListener> notification) {
-		for (IdempotencyListener listener : this.listeners.get()) {
-			try {
-				notification.accept(listener);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("IdempotencyListener " + listener + " failed", ex);
-			}
-		}
+	void notifyListeners(Consumer<DeliveryListener> notification) {
+		Listeners.notifyEach(this.listeners.get(), notification, "a stream event of " + this.stream);
 	}
 
 	/**

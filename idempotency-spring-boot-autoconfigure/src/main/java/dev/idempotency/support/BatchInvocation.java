@@ -1,0 +1,165 @@
+package dev.idempotency.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.CompletingAcknowledger;
+import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyOutcome;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotentBatchFailedException;
+import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.core.KeyResolver;
+import dev.idempotency.core.MessageAcknowledger;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An {@link IdempotentInvocation} for a batch delivery: one key, claim and outcome per message of
+ * the list the method receives.
+ * <ul>
+ * <li>Each message's key is resolved with the message as {@code #element} (and in place of the
+ * list parameter) and its own variables ({@code #record}, ...).</li>
+ * <li>If the first message's key fails, the call is rejected. If a later one fails, the messages
+ * before it are processed and committed without it, and its rejection is parked and thrown after
+ * commit: {@link InvalidIdempotencyKeyException#getElementIndex()} is then the number of messages
+ * that were processed. The delivery is not acknowledged; what the transport makes of the partial
+ * batch is the adapter's business.</li>
+ * <li>All keys are claimed at once; the method is called with only the messages claimed now, and
+ * not at all if there are none. Any failure fails the whole batch, rolled back as one
+ * ({@link IdempotentBatchFailedException}).</li>
+ * </ul>
+ *
+ * @since 0.2.0
+ */
+final class BatchInvocation extends IdempotentInvocation {
+
+	private final List<?> batch;
+
+	private final List<DeliveryContext> messages;
+
+	private @Nullable InvalidIdempotencyKeyException parkedRejection;
+
+	/**
+	 * Describes one call with a batch.
+	 * @param call the intercepted call
+	 * @param target the object the method is called on
+	 * @param method the method's metadata
+	 * @param delivery the batch delivery, one element per message
+	 * @param store where the keys are claimed
+	 * @param acknowledger acknowledges the whole batch after commit, or {@code null}
+	 * @param defaults retention and lease when the annotation does not set them
+	 * @param listeners told the outcomes
+	 * @param started {@link System#nanoTime()} when the call was intercepted
+	 * @throws IllegalStateException if the method has no {@code List} parameter holding one element
+	 * per message of the delivery
+	 */
+	BatchInvocation(MethodInvocation call, Object target, IdempotentMethod method, DeliveryContext delivery,
+			IdempotencyStore store, @Nullable MessageAcknowledger acknowledger, IdempotencyDefaults defaults,
+			Supplier<List<IdempotencyListener>> listeners, long started) {
+		super(call, target, method, delivery, store, acknowledger, defaults, listeners, started);
+		this.batch = batch(method, call.getArguments(), delivery);
+		this.messages = delivery.elements();
+	}
+
+	private static List<?> batch(IdempotentMethod method, @Nullable Object[] args, DeliveryContext delivery) {
+		if (method.batchParameter() < 0 || !(args[method.batchParameter()] instanceof List<?> batch)) {
+			throw new IllegalStateException("@Idempotent " + method.fallbackNamespace() + " is called with a batch "
+					+ "of messages but has no List parameter to receive it");
+		}
+		if (batch.size() != delivery.elements().size()) {
+			throw new IllegalStateException("@Idempotent " + method.fallbackNamespace() + " received a list of "
+					+ batch.size() + " elements for a batch of " + delivery.elements().size() + " messages");
+		}
+		return batch;
+	}
+
+	@Override
+	@Nullable Object run(KeyResolver keyResolver, IdempotencyTransactionManagerResolver transactionManagers,
+			Duration transactionTimeout) throws Throwable {
+		Object result = super.run(keyResolver, transactionManagers, transactionTimeout);
+		if (this.parkedRejection != null) {
+			throw rejected(this.parkedRejection);
+		}
+		return result;
+	}
+
+	/**
+	 * Resolves each message's key, stopping at the first that fails: the keys before it are kept
+	 * and the failure parked.
+	 */
+	@Override
+	List<IdempotencyKey> resolveKeys(KeyResolver resolver) {
+		List<IdempotencyKey> keys = new ArrayList<>(this.batch.size());
+		for (int i = 0; i < this.batch.size(); i++) {
+			Object element = this.batch.get(i);
+			Object[] args = this.call.getArguments().clone();
+			args[this.method.batchParameter()] = element;
+			DeliveryContext message = this.messages.get(i);
+			Map<String, Object> variables = new LinkedHashMap<>(message.variables());
+			if (element != null) {
+				variables.put("element", element);
+			}
+			try {
+				keys.add(new IdempotencyKey(this.namespace, resolver.resolve(this.method.keyExpression(),
+						this.call.getMethod(), args, this.target,
+						new DeliveryContext(message.messageId(), message.namespace(), variables, null))));
+			}
+			catch (InvalidIdempotencyKeyException ex) {
+				InvalidIdempotencyKeyException rejection = new InvalidIdempotencyKeyException(
+						ex.getMessage() + " (message " + i + " of a batch of " + this.batch.size() + ")", ex, i);
+				if (i == 0) {
+					throw rejection;
+				}
+				this.parkedRejection = rejection;
+				break;
+			}
+		}
+		return keys;
+	}
+
+	@Override
+	List<ClaimResult> claim() {
+		return this.store.claimAll(keys(), this.lease, this.retention);
+	}
+
+	/** Calls the method with the messages claimed now, in their order in the batch. */
+	@Override
+	@Nullable Object proceed() throws Throwable {
+		int messages = keys().size();
+		List<Object> claimedNow = new ArrayList<>(messages);
+		for (int i = 0; i < messages; i++) {
+			if (outcome(i) == IdempotencyOutcome.PROCESSED) {
+				claimedNow.add(this.batch.get(i));
+			}
+		}
+		this.call.getArguments()[this.method.batchParameter()] = claimedNow;
+		try {
+			return this.call.proceed();
+		}
+		catch (Throwable ex) {
+			throw new IdempotentBatchFailedException("@Idempotent batch listener " + this.method.fallbackNamespace()
+					+ " failed; its batch of " + messages + " messages was rolled back as a whole", ex);
+		}
+	}
+
+	/** After a parked rejection the transport settles the messages before it itself. */
+	@Override
+	boolean acknowledgesAfterCommit() {
+		return this.parkedRejection == null;
+	}
+
+	/** A completing acknowledger completes one claim; a batch's claims are completed one by one. */
+	@Override
+	@Nullable CompletingAcknowledger completingAcknowledger() {
+		return null;
+	}
+
+}

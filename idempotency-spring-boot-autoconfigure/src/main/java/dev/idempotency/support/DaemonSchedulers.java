@@ -1,0 +1,30 @@
+package dev.idempotency.support;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The single background threads of the starter's periodic jobs (purge, outbox relay, stream
+ * recovery): daemon threads, so that a job never keeps a JVM alive, named for thread dumps.
+ *
+ * @since 0.2.0
+ */
+public final class DaemonSchedulers {
+
+	private DaemonSchedulers() {
+	}
+
+	/**
+	 * Creates a scheduler with one daemon thread.
+	 * @param threadName the thread's name
+	 * @return the scheduler; shut it down when the job stops
+	 */
+	public static ScheduledExecutorService singleThread(String threadName) {
+		return Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, threadName);
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+}

@@ -1,0 +1,322 @@
+package dev.idempotency.support;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+import dev.idempotency.annotation.OnDuplicate;
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.CompletingAcknowledger;
+import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.DuplicateMessageException;
+import dev.idempotency.core.IdempotencyInProgressException;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyOutcome;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.core.KeyResolver;
+import dev.idempotency.core.MessageAcknowledger;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+
+/**
+ * One call of an {@code @Idempotent} method for one message, from its key to its outcome:
+ * <ol>
+ * <li>resolve the key (a failure is {@code REJECTED}: retrying cannot fix it);</li>
+ * <li>in an {@link InvocationTransaction}: claim the key; a duplicate skips the method (or throws
+ * {@link DuplicateMessageException}), a key in progress elsewhere throws
+ * {@link IdempotencyInProgressException}, a fresh claim runs the method;</li>
+ * <li>after commit: complete a leased claim and acknowledge the delivery; after a rollback: release
+ * it.</li>
+ * </ol>
+ * Its inputs are fixed when it is created; only the invocation itself records its keys, claims and
+ * outcomes. {@link BatchInvocation} does the same for each message of a batch. The listeners hear
+ * one outcome per key from {@link #report}, once the transaction has completed, and a key that
+ * could not be resolved from {@link #rejected}, as it is thrown. Not thread-safe: one instance per
+ * call, used on the calling thread.
+ *
+ * @since 0.2.0
+ */
+class IdempotentInvocation {
+
+	// The interceptor's category, so that existing logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(IdempotencyInterceptor.class);
+
+	private static final @Nullable IdempotencyOutcome[] NO_OUTCOMES = new IdempotencyOutcome[0];
+
+	final MethodInvocation call;
+
+	final Object target;
+
+	final IdempotentMethod method;
+
+	private final @Nullable DeliveryContext delivery;
+
+	final IdempotencyStore store;
+
+	final String namespace;
+
+	final Duration lease;
+
+	final Duration retention;
+
+	private final @Nullable MessageAcknowledger acknowledger;
+
+	private final Supplier<List<IdempotencyListener>> listeners;
+
+	private final long started;
+
+	private List<IdempotencyKey> keys = List.of();
+
+	private List<ClaimResult> claims = List.of();
+
+	private @Nullable IdempotencyOutcome[] outcomes = NO_OUTCOMES;
+
+	private boolean acknowledge;
+
+	/**
+	 * Describes one call.
+	 * @param call the intercepted call
+	 * @param target the object the method is called on
+	 * @param method the method's metadata
+	 * @param delivery the current delivery, or {@code null} outside a transport adapter
+	 * @param store where the keys are claimed
+	 * @param acknowledger acknowledges the delivery after commit, or {@code null}
+	 * @param defaults retention and lease when the annotation does not set them
+	 * @param listeners told the outcomes
+	 * @param started {@link System#nanoTime()} when the call was intercepted
+	 */
+	IdempotentInvocation(MethodInvocation call, Object target, IdempotentMethod method,
+			@Nullable DeliveryContext delivery, IdempotencyStore store, @Nullable MessageAcknowledger acknowledger,
+			IdempotencyDefaults defaults, Supplier<List<IdempotencyListener>> listeners, long started) {
+		this.call = call;
+		this.target = target;
+		this.method = method;
+		this.delivery = delivery;
+		this.store = store;
+		this.namespace = method.namespaceFor(delivery);
+		this.lease = (method.lease() != null) ? method.lease() : defaults.lease();
+		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
+		this.acknowledger = acknowledger;
+		this.listeners = listeners;
+		this.started = started;
+	}
+
+	/**
+	 * Runs the call: resolves its keys, then claims and proceeds in a transaction.
+	 * @param keyResolver resolves the keys
+	 * @param transactionManagers the transaction manager of the store
+	 * @param transactionTimeout timeout of a transaction this call opens; zero for the manager's
+	 * default
+	 * @return the method's result, or the skipped value when it did not run
+	 * @throws Throwable the method's exception, or one of the exceptions named in the class
+	 * description
+	 */
+	@Nullable Object run(KeyResolver keyResolver, IdempotencyTransactionManagerResolver transactionManagers,
+			Duration transactionTimeout) throws Throwable {
+		try {
+			this.keys = resolveKeys(keyResolver);
+		}
+		catch (InvalidIdempotencyKeyException ex) {
+			throw rejected(ex);
+		}
+		this.outcomes = new IdempotencyOutcome[this.keys.size()];
+		InvocationTransaction transaction = InvocationTransaction.begin(this,
+				transactionManagers.resolve(this.store), transactionTimeout);
+		Object result;
+		try {
+			result = claimAndProceed();
+		}
+		catch (Throwable ex) {
+			transaction.rollback(ex);
+			throw ex;
+		}
+		transaction.commit();
+		return result;
+	}
+
+	/**
+	 * Resolves the keys to claim, in the namespace of this call.
+	 * @param resolver the key resolver
+	 * @return the keys, not empty
+	 * @throws InvalidIdempotencyKeyException if no key can be resolved
+	 */
+	List<IdempotencyKey> resolveKeys(KeyResolver resolver) {
+		return List.of(new IdempotencyKey(this.namespace, resolver.resolve(this.method.keyExpression(),
+				this.call.getMethod(), this.call.getArguments(), this.target, this.delivery)));
+	}
+
+	/** Claims the keys; one claim per key, in key order. */
+	List<ClaimResult> claim() {
+		return List.of(this.store.claim(key(0), this.lease, this.retention));
+	}
+
+	/** Runs the method, once at least one key was claimed now. */
+	@Nullable Object proceed() throws Throwable {
+		return this.call.proceed();
+	}
+
+	/** Whether the delivery is acknowledged after commit. */
+	boolean acknowledgesAfterCommit() {
+		return true;
+	}
+
+	/** The acknowledger that may complete the claim and acknowledge in one step, if any. */
+	@Nullable CompletingAcknowledger completingAcknowledger() {
+		return (this.acknowledger instanceof CompletingAcknowledger completing) ? completing : null;
+	}
+
+	/**
+	 * Claims every key, records an outcome per key and runs the method unless no key was claimed now.
+	 * A key in progress elsewhere, or a duplicate under {@link OnDuplicate#THROW}, fails the call.
+	 */
+	private @Nullable Object claimAndProceed() throws Throwable {
+		this.claims = claim();
+		IdempotencyKey inProgress = null;
+		IdempotencyKey duplicate = null;
+		boolean claimedNow = false;
+		for (int i = 0; i < this.claims.size(); i++) {
+			IdempotencyOutcome outcome = switch (this.claims.get(i).status()) {
+				case DUPLICATE -> IdempotencyOutcome.DUPLICATE;
+				case IN_PROGRESS -> IdempotencyOutcome.IN_PROGRESS;
+				default -> IdempotencyOutcome.PROCESSED;
+			};
+			this.outcomes[i] = outcome;
+			if (outcome == IdempotencyOutcome.DUPLICATE) {
+				duplicate = (duplicate != null) ? duplicate : key(i);
+			}
+			else if (outcome == IdempotencyOutcome.IN_PROGRESS) {
+				inProgress = (inProgress != null) ? inProgress : key(i);
+			}
+			else {
+				claimedNow = true;
+			}
+		}
+		if (inProgress != null) {
+			throw new IdempotencyInProgressException(inProgress, this.lease);
+		}
+		if (duplicate != null && this.method.onDuplicate() == OnDuplicate.THROW) {
+			throw new DuplicateMessageException(duplicate);
+		}
+		Object result = claimedNow ? proceed() : this.method.skippedValue();
+		this.acknowledge = acknowledgesAfterCommit();
+		return result;
+	}
+
+	/**
+	 * After commit, on the committing thread: completes the claims made now and acknowledges the
+	 * delivery. A completing acknowledger is offered both in one step first.
+	 */
+	void afterCommit() {
+		CompletingAcknowledger completing = completingAcknowledger();
+		if (this.acknowledge && completing != null && completes(0)
+				&& completing.completeAndAcknowledge(this.store, key(0), this.claims.get(0), this.retention)) {
+			return;
+		}
+		for (int i = 0; i < this.claims.size(); i++) {
+			if (completes(i)) {
+				complete(i);
+			}
+		}
+		if (this.acknowledge && this.acknowledger != null) {
+			this.acknowledger.acknowledge();
+		}
+	}
+
+	/**
+	 * After the transaction completed: unless it committed, every key not settled otherwise failed,
+	 * and after a rollback the claims made now are released.
+	 * @param status a {@link TransactionSynchronization} completion status
+	 */
+	void afterCompletion(int status) {
+		if (status == TransactionSynchronization.STATUS_COMMITTED) {
+			return;
+		}
+		for (int i = 0; i < this.keys.size(); i++) {
+			if (status == TransactionSynchronization.STATUS_ROLLED_BACK && i < this.claims.size()) {
+				// Unknown outcome: the work may have committed, so keep the claim until its lease ends.
+				release(i);
+			}
+			if (this.outcomes[i] == null || this.outcomes[i] == IdempotencyOutcome.PROCESSED) {
+				this.outcomes[i] = IdempotencyOutcome.FAILED;
+			}
+		}
+	}
+
+	/**
+	 * Tells the listeners the outcome of each key, once the transaction has completed; a batch's
+	 * time is shared out among its messages.
+	 * @param failure the exception the call ended with, or {@code null}
+	 */
+	void report(@Nullable Throwable failure) {
+		int count = this.keys.size();
+		long nanos = (System.nanoTime() - this.started) / count;
+		for (int i = 0; i < count; i++) {
+			publish(key(i), (this.outcomes[i] != null) ? this.outcomes[i] : IdempotencyOutcome.FAILED, nanos,
+					failure);
+		}
+	}
+
+	/**
+	 * Tells the listeners that a message was refused because its key could not be resolved.
+	 * @param rejection the key's failure
+	 * @return {@code rejection}, to be thrown
+	 */
+	InvalidIdempotencyKeyException rejected(InvalidIdempotencyKeyException rejection) {
+		publish(null, IdempotencyOutcome.REJECTED, System.nanoTime() - this.started, rejection);
+		return rejection;
+	}
+
+	private void publish(@Nullable IdempotencyKey key, IdempotencyOutcome outcome, long nanos,
+			@Nullable Throwable failure) {
+		IdempotencyEventPublisher.publish(this.listeners.get(), this.namespace, key, outcome, this.store.name(),
+				nanos, failure);
+	}
+
+	IdempotencyKey key(int index) {
+		return this.keys.get(index);
+	}
+
+	List<IdempotencyKey> keys() {
+		return this.keys;
+	}
+
+	@Nullable IdempotencyOutcome outcome(int index) {
+		return this.outcomes[index];
+	}
+
+	private boolean completes(int index) {
+		return this.outcomes[index] == IdempotencyOutcome.PROCESSED && this.claims.get(index).isClaimed();
+	}
+
+	private void complete(int index) {
+		try {
+			this.store.complete(key(index), this.claims.get(index), this.retention);
+		}
+		catch (RuntimeException ex) {
+			// The business transaction is committed; not acknowledging would only let the lease
+			// expire and the message run again.
+			logger.error("Could not mark " + key(index) + " completed in store '" + this.store.name()
+					+ "' after commit; it stays claimed until its lease expires", ex);
+		}
+	}
+
+	private void release(int index) {
+		if (!this.claims.get(index).isClaimed()) {
+			return;
+		}
+		try {
+			this.store.release(key(index), this.claims.get(index));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not release claim of " + key(index) + " in store '" + this.store.name()
+					+ "'; it is retried after its lease expires", ex);
+		}
+	}
+
+}
