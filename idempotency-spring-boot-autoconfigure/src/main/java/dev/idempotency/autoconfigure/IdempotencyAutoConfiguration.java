@@ -1,21 +1,18 @@
 package dev.idempotency.autoconfigure;
 
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
+import dev.idempotency.support.BeanFactoryIdempotencyStoreResolver;
 import dev.idempotency.support.IdempotencyDefaults;
 import dev.idempotency.support.IdempotencyInterceptor;
 import dev.idempotency.support.IdempotencyStoreResolver;
 import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.IdempotentMethodsVerifier;
-import dev.idempotency.support.NoIdempotencyStoreException;
 import dev.idempotency.support.SpelKeyResolver;
 import dev.idempotency.support.TransactionManagerSelector;
 
@@ -80,22 +77,9 @@ public final class IdempotencyAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	IdempotencyStoreResolver idempotencyStoreResolver(ObjectProvider<IdempotencyStore> stores,
-			ConfigurableListableBeanFactory beanFactory) {
-		// Looked up once per name: a bean-factory lookup on every message cost about a fifth of
-		// the interceptor's CPU in the benchmarks. Failed lookups are not cached.
-		Map<String, IdempotencyStore> resolved = new ConcurrentHashMap<>();
-		return (name) -> resolved.computeIfAbsent(name, (key) -> {
-			if (!key.isEmpty()) {
-				return beanFactory.getBean(key, IdempotencyStore.class);
-			}
-			IdempotencyStore store = stores.getIfUnique();
-			if (store == null) {
-				throw new NoIdempotencyStoreException(List.of(), stores.stream().count());
-			}
-			return store;
-		});
+	@ConditionalOnMissingBean(IdempotencyStoreResolver.class)
+	BeanFactoryIdempotencyStoreResolver idempotencyStoreResolver(ConfigurableListableBeanFactory beanFactory) {
+		return new BeanFactoryIdempotencyStoreResolver(beanFactory);
 	}
 
 	@Bean
