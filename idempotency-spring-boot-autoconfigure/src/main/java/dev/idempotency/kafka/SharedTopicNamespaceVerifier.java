@@ -8,11 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
@@ -25,20 +20,16 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
  *
  * @since 0.2.0
  */
-public class SharedTopicNamespaceVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+public class SharedTopicNamespaceVerifier implements SmartInitializingSingleton {
 
-	private @Nullable ConfigurableListableBeanFactory beanFactory;
+	private final ConfigurableListableBeanFactory beanFactory;
 
-	@Override
-	public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
-		this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+	public SharedTopicNamespaceVerifier(ConfigurableListableBeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
 	}
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		if (this.beanFactory == null) {
-			return;
-		}
 		List<String> conflicts = conflicts(IdempotentKafkaListeners.find(this.beanFactory, Duration.ZERO));
 		if (!conflicts.isEmpty()) {
 			throw new IllegalStateException(String.join("; ", conflicts));

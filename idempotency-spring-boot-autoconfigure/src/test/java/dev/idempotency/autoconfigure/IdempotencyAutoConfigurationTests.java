@@ -27,7 +27,6 @@ import dev.idempotency.support.NoIdempotencyStoreException;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.h2.jdbcx.JdbcDataSource;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
@@ -42,6 +41,7 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import static dev.idempotency.testsupport.Causes.causeOfType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -374,15 +374,6 @@ class IdempotencyAutoConfigurationTests {
 		dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		dataSource.setUser("sa");
 		return dataSource;
-	}
-
-	private static <T extends Throwable> T causeOfType(@Nullable Throwable failure, Class<T> type) {
-		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
-			if (type.isInstance(candidate)) {
-				return type.cast(candidate);
-			}
-		}
-		throw new AssertionError("No " + type.getName() + " in the causes of " + failure, failure);
 	}
 
 	static class CountingHandler {

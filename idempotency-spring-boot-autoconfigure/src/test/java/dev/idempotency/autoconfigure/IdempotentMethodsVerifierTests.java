@@ -8,7 +8,6 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.support.IdempotencyTransactionManagerException;
 import org.h2.jdbcx.JdbcDataSource;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,6 +26,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.AbstractPlatformTransactionManager;
 import org.springframework.transaction.support.DefaultTransactionStatus;
 
+import static dev.idempotency.testsupport.Causes.causeOfType;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -144,15 +144,6 @@ class IdempotentMethodsVerifierTests {
 		dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		dataSource.setUser("sa");
 		return dataSource;
-	}
-
-	private static <T extends Throwable> T causeOfType(@Nullable Throwable failure, Class<T> type) {
-		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
-			if (type.isInstance(candidate)) {
-				return type.cast(candidate);
-			}
-		}
-		throw new AssertionError("No " + type.getName() + " in the causes of " + failure, failure);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -34,6 +34,7 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import org.springframework.kafka.transaction.KafkaTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import static dev.idempotency.testsupport.Causes.causeOfType;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 import static org.awaitility.Awaitility.await;
@@ -160,15 +161,6 @@ class KafkaTransactionsIntegrationTests {
 			consumer.poll(Duration.ofMillis(500)).forEach((record) -> values.add(record.value()));
 		}
 		return values;
-	}
-
-	private static <T extends Throwable> T causeOfType(Throwable failure, Class<T> type) {
-		for (Throwable candidate = failure; candidate != null; candidate = candidate.getCause()) {
-			if (type.isInstance(candidate)) {
-				return type.cast(candidate);
-			}
-		}
-		throw new AssertionError("No " + type.getName() + " in the causes of " + failure, failure);
 	}
 
 	@SpringBootConfiguration

@@ -48,9 +48,7 @@ class SharedTopicNamespaceVerifierTests {
 	private static void verify(Class<?> listeners) {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		beanFactory.registerBeanDefinition("listeners", new RootBeanDefinition(listeners));
-		SharedTopicNamespaceVerifier verifier = new SharedTopicNamespaceVerifier();
-		verifier.setBeanFactory(beanFactory);
-		verifier.afterSingletonsInstantiated();
+		new SharedTopicNamespaceVerifier(beanFactory).afterSingletonsInstantiated();
 	}
 
 	static class DefaultNamespaces {

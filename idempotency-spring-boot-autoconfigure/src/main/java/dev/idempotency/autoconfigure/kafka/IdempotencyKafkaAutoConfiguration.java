@@ -45,8 +45,9 @@ public final class IdempotencyKafkaAutoConfiguration {
 	}
 
 	@Bean
-	static SharedTopicNamespaceVerifier idempotencySharedTopicNamespaceVerifier() {
-		return new SharedTopicNamespaceVerifier();
+	static SharedTopicNamespaceVerifier idempotencySharedTopicNamespaceVerifier(
+			ConfigurableListableBeanFactory beanFactory) {
+		return new SharedTopicNamespaceVerifier(beanFactory);
 	}
 
 	@Bean
