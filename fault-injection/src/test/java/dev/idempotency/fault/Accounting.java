@@ -35,6 +35,9 @@ final class Accounting {
 	/** The orders of the in-flight deliveries that committed before their kill. */
 	final Set<String> committedInFlight = new TreeSet<>();
 
+	/** The same, with the incarnations in which each committed. */
+	final Map<String, Set<String>> committedInFlightIn = new TreeMap<>();
+
 	long received;
 
 	long inFlight;
@@ -73,6 +76,8 @@ final class Accounting {
 				for (Journal.Received delivery : unfinished) {
 					if (database.credited(child.name(), delivery)) {
 						this.committedInFlight.add(delivery.orderId());
+						this.committedInFlightIn.computeIfAbsent(delivery.orderId(), (order) -> new TreeSet<>())
+							.add(child.name());
 						committedHere++;
 					}
 				}
@@ -122,6 +127,14 @@ final class Accounting {
 	}
 
 	/** Whether an invocation for {@code key} in an incarnation other than {@code child} ended so. */
+	/**
+	 * Whether a delivery of {@code order} committed in another incarnation than {@code child} and
+	 * was in flight when that one was killed (so its outcome line is missing).
+	 */
+	boolean committedInFlightElsewhere(String order, String child) {
+		return this.committedInFlightIn.getOrDefault(order, Set.of()).stream().anyMatch((other) -> !other.equals(child));
+	}
+
 	boolean outcomeElsewhere(String key, String child, String outcome) {
 		return this.journals.values()
 			.stream()
