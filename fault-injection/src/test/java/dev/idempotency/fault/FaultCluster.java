@@ -83,6 +83,34 @@ final class FaultCluster implements AutoCloseable {
 
 	void createTopic(String topic, int partitions) {
 		this.broker.addTopics(new NewTopic(topic, partitions, (short) 1), new NewTopic(topic + ".DLT", 1, (short) 1));
+		awaitLeaders(topic, partitions);
+		awaitLeaders(topic + ".DLT", 1);
+	}
+
+	/**
+	 * Waits until the producer knows a leader for every partition: a send right after the topic's
+	 * creation could otherwise fail on the in-process broker while leadership settles (seen once in
+	 * CI as "Could not send a record").
+	 */
+	private void awaitLeaders(String topic, int partitions) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (true) {
+			List<org.apache.kafka.common.PartitionInfo> infos = this.producer.partitionsFor(topic);
+			if (infos.size() == partitions && infos.stream().allMatch((info) -> info.leader() != null
+					&& !info.leader().isEmpty())) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("No leader for every partition of " + topic + ": " + infos);
+			}
+			try {
+				Thread.sleep(100);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
 	}
 
 	/**

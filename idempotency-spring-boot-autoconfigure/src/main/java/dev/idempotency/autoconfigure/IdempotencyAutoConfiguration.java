@@ -4,9 +4,15 @@ import java.util.List;
 
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ArgumentAcknowledgerResolver;
+import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.support.BeanFactoryIdempotencyStoreResolver;
+import dev.idempotency.support.DefaultFailureClassifier;
+import dev.idempotency.support.FailClosedCircuits;
+import dev.idempotency.support.FailClosedSettings;
 import dev.idempotency.support.IdempotencyDefaults;
 import dev.idempotency.support.IdempotencyInterceptor;
 import dev.idempotency.support.IdempotencyStoreResolver;
@@ -31,15 +37,16 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Auto-configuration of {@code @Idempotent}: the advisor (infrastructure, created early and cheaply),
- * the interceptor behind it (created at first use), the key resolver and a start-up check that every
- * annotated method has a store.
+ * the interceptor behind it (created at first use), the key resolver, a start-up check that every
+ * annotated method has a store, and fail-closed (the failure classifier every adapter shares and the
+ * listeners' circuits).
  *
  * @since 0.1.0
  */
 @AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class,
 		afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(IdempotencyProperties.class)
+@EnableConfigurationProperties({ IdempotencyProperties.class, IdempotencyFailClosedProperties.class })
 public final class IdempotencyAutoConfiguration {
 
 	@Bean
@@ -87,6 +94,25 @@ public final class IdempotencyAutoConfiguration {
 	TransactionManagerSelector idempotencyTransactionManagerResolver(IdempotencyProperties properties,
 			ConfigurableListableBeanFactory beanFactory) {
 		return new TransactionManagerSelector(beanFactory, properties.getTransactionManager());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(FailureClassifier.class)
+	DefaultFailureClassifier idempotencyFailureClassifier(IdempotencyFailClosedProperties properties) {
+		return new DefaultFailureClassifier(properties.getInfrastructureExceptions(),
+				properties.getMessageExceptions());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "idempotency.fail-closed.enabled", matchIfMissing = true)
+	FailClosedCircuits idempotencyFailClosedCircuits(FailureClassifier classifier,
+			IdempotencyFailClosedProperties properties, ObjectProvider<IdempotencyStore> stores,
+			ObjectProvider<DeliveryListener> listeners) {
+		SingletonSupplier<List<DeliveryListener>> listenerList = SingletonSupplier
+			.of(() -> listeners.orderedStream().toList());
+		return new FailClosedCircuits(classifier, () -> stores.orderedStream().forEach(IdempotencyStore::probe),
+				new FailClosedSettings(properties.getProbeInterval(), properties.getMaxWait()), listenerList);
 	}
 
 	@Bean

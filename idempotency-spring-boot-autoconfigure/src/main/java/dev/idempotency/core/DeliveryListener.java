@@ -73,4 +73,24 @@ public interface DeliveryListener {
 	default void onStreamGroupRecreated(String stream, String group) {
 	}
 
+	/**
+	 * Called once when a listener paused because the infrastructure failed (fail-closed): it stops
+	 * consuming and retries the delivery in hand until the store answers again.
+	 * @param listener the listener's id (a Kafka listener container's id, a stream listener's
+	 * {@code stream/group})
+	 * @param cause the infrastructure failure that paused it
+	 * @since 0.2.0
+	 */
+	default void onListenerPaused(String listener, Throwable cause) {
+	}
+
+	/**
+	 * Called once when a paused listener processed a delivery again.
+	 * @param listener the listener's id
+	 * @param paused how long it was paused
+	 * @since 0.2.0
+	 */
+	default void onListenerResumed(String listener, Duration paused) {
+	}
+
 }

@@ -118,6 +118,18 @@ public interface IdempotencyStore {
 	}
 
 	/**
+	 * Checks that the store answers, as fail-closed does before it lets a paused listener resume
+	 * (and a health indicator may). Must return or throw within a few seconds, must not change
+	 * anything, and must not need a transaction.
+	 * <p>
+	 * The default does nothing: a store that cannot check lets the next delivery find out.
+	 * @throws RuntimeException if the store cannot be reached or does not answer
+	 * @since 0.2.0
+	 */
+	default void probe() {
+	}
+
+	/**
 	 * Short name used as the {@code store} tag of metrics, e.g. {@code jdbc}.
 	 * @return the store's name
 	 */

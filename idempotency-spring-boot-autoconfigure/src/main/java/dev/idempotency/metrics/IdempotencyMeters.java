@@ -61,6 +61,20 @@ public final class IdempotencyMeters {
 	 */
 	public static final String STREAM_GROUP_RECREATED = "idempotency.stream.group.recreated";
 
+	/**
+	 * Gauge: 1 while a listener is paused by fail-closed (the infrastructure failed), else 0. Tag
+	 * {@value #LISTENER_TAG}.
+	 */
+	public static final String LISTENER_PAUSED = "idempotency.listener.paused";
+
+	/**
+	 * Counter: pauses of a listener by fail-closed, one per outage. Tag {@value #LISTENER_TAG}.
+	 */
+	public static final String LISTENER_PAUSES = "idempotency.listener.pauses";
+
+	/** Tag: the listener's id (a Kafka listener container's id, a stream listener's stream/group). */
+	public static final String LISTENER_TAG = "listener";
+
 	/** The Redis stream key. */
 	public static final String STREAM_TAG = "stream";
 

@@ -31,6 +31,8 @@ import org.springframework.core.NestedExceptionUtils;
  * {@value IdempotencyMeters#STREAM_SUBSCRIPTIONS_ACTIVE} (gauges) and
  * {@value IdempotencyMeters#STREAM_RECLAIMED}, {@value IdempotencyMeters#STREAM_TRIMMED},
  * {@value IdempotencyMeters#STREAM_GROUP_RECREATED} (counters): stream, group;</li>
+ * <li>{@value IdempotencyMeters#LISTENER_PAUSED} (gauge) and {@value IdempotencyMeters#LISTENER_PAUSES}
+ * (counter): listener;</li>
  * <li>{@value IdempotencyMeters#OUTBOX_PUBLISHED} (counter) and {@value IdempotencyMeters#OUTBOX_LATENCY}
  * (timer): destination;</li>
  * <li>{@value IdempotencyMeters#OUTBOX_FAILED} and {@value IdempotencyMeters#OUTBOX_DEAD} (counters):
@@ -56,6 +58,8 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	private final MeterProvider<Counter> streamTrimmed;
 
 	private final MeterProvider<Counter> streamGroupRecreated;
+
+	private final MeterProvider<Counter> listenerPauses;
 
 	private final MeterRegistry registry;
 
@@ -92,6 +96,9 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 			.withRegistry(registry);
 		this.streamGroupRecreated = Counter.builder(IdempotencyMeters.STREAM_GROUP_RECREATED)
 			.description("Consumer groups recreated after they disappeared")
+			.withRegistry(registry);
+		this.listenerPauses = Counter.builder(IdempotencyMeters.LISTENER_PAUSES)
+			.description("Pauses of a listener because the infrastructure failed")
 			.withRegistry(registry);
 		this.outboxPublished = Counter.builder(IdempotencyMeters.OUTBOX_PUBLISHED)
 			.description("Outbox messages acknowledged by the broker")
@@ -168,6 +175,28 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	@Override
 	public void onStreamGroupRecreated(String stream, String group) {
 		this.streamGroupRecreated.withTags(streamTags(stream, group)).increment();
+	}
+
+	@Override
+	public void onListenerPaused(String listener, Throwable cause) {
+		this.listenerPauses.withTags(Tags.of(IdempotencyMeters.LISTENER_TAG, listener)).increment();
+		pausedGauge(listener).set(1);
+	}
+
+	@Override
+	public void onListenerResumed(String listener, Duration paused) {
+		pausedGauge(listener).set(0);
+	}
+
+	private AtomicLong pausedGauge(String listener) {
+		return this.gaugeValues.computeIfAbsent(IdempotencyMeters.LISTENER_PAUSED + "|" + listener, (key) -> {
+			AtomicLong value = new AtomicLong();
+			Gauge.builder(IdempotencyMeters.LISTENER_PAUSED, value, AtomicLong::get)
+				.description("1 while the listener is paused because the infrastructure failed")
+				.tags(Tags.of(IdempotencyMeters.LISTENER_TAG, listener))
+				.register(this.registry);
+			return value;
+		});
 	}
 
 	private AtomicLong gauge(String name, String stream, String group, String description) {

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.support.Listeners;
 import org.apache.commons.logging.Log;
@@ -51,11 +52,11 @@ final class OutboxDispatcher {
 	private final Supplier<List<OutboxListener>> listeners;
 
 	OutboxDispatcher(OutboxRepository repository, Supplier<List<OutboxSender>> senders, OutboxRelay.Options options,
-			Clock clock, Supplier<List<OutboxListener>> listeners) {
+			Clock clock, Supplier<List<OutboxListener>> listeners, FailureClassifier classifier) {
 		this.repository = repository;
 		this.senders = senders;
 		this.options = options;
-		this.retryPolicy = new OutboxRetryPolicy(options.maxAttempts(), options.backOff(), clock);
+		this.retryPolicy = new OutboxRetryPolicy(options.maxAttempts(), options.backOff(), clock, classifier);
 		this.clock = clock;
 		this.listeners = listeners;
 	}

@@ -10,8 +10,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
+import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.support.DaemonSchedulers;
+import dev.idempotency.support.DefaultFailureClassifier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -75,7 +77,23 @@ public class OutboxRelay implements SmartLifecycle {
 	 */
 	public OutboxRelay(OutboxRepository repository, Supplier<List<OutboxSender>> senders, Options options,
 			Clock clock, Supplier<List<OutboxListener>> listeners) {
-		this.dispatcher = new OutboxDispatcher(repository, senders, options, clock, listeners);
+		this(repository, senders, options, clock, listeners, new DefaultFailureClassifier());
+	}
+
+	/**
+	 * Creates a relay that shares the listeners' failure classification.
+	 * @param repository the outbox table
+	 * @param senders the senders to choose from, by destination prefix
+	 * @param options how the relay polls, leases and retries
+	 * @param clock the clock of latencies and back-off
+	 * @param listeners told of every sent, failed and dead message
+	 * @param classifier what it calls the infrastructure's never counts as an attempt, whatever the
+	 * sender says
+	 * @since 0.2.0
+	 */
+	public OutboxRelay(OutboxRepository repository, Supplier<List<OutboxSender>> senders, Options options,
+			Clock clock, Supplier<List<OutboxListener>> listeners, FailureClassifier classifier) {
+		this.dispatcher = new OutboxDispatcher(repository, senders, options, clock, listeners, classifier);
 		this.options = options;
 	}
 

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.idempotency.core.FailureClassifier;
+import dev.idempotency.core.FailureKind;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -35,6 +37,8 @@ final class OutboxRetryPolicy {
 
 	private final Clock clock;
 
+	private final FailureClassifier classifier;
+
 	/** Per sender scheme: consecutive rounds whose sends all failed with the broker's or network's fault. */
 	private final Map<String, Integer> outageRounds = new ConcurrentHashMap<>();
 
@@ -43,11 +47,14 @@ final class OutboxRetryPolicy {
 	 * @param maxAttempts message failures of a row before it is dead, at least 1
 	 * @param backOff delays between attempts
 	 * @param clock the clock of due times
+	 * @param classifier the classification every adapter shares: what it calls the
+	 * infrastructure's is never the message's, whatever the sender says
 	 */
-	OutboxRetryPolicy(int maxAttempts, BackOff backOff, Clock clock) {
+	OutboxRetryPolicy(int maxAttempts, BackOff backOff, Clock clock, FailureClassifier classifier) {
 		this.maxAttempts = maxAttempts;
 		this.backOff = backOff;
 		this.clock = clock;
+		this.classifier = classifier;
 	}
 
 	int maxAttempts() {
@@ -55,12 +62,13 @@ final class OutboxRetryPolicy {
 	}
 
 	/**
-	 * Asks the sender whether a failure was the message's; a sender that cannot tell (throws) counts
-	 * it as the message's.
+	 * Whether a failure was the message's: the sender says so and the shared classifier does not call
+	 * it the infrastructure's. A sender or classifier that cannot tell (throws) counts it as the
+	 * message's.
 	 */
 	boolean isMessageFailure(OutboxSender sender, Throwable cause) {
 		try {
-			return sender.isMessageFailure(cause);
+			return sender.isMessageFailure(cause) && this.classifier.classify(cause) != FailureKind.INFRASTRUCTURE;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("OutboxSender " + sender + " could not classify a failure; counting it as an attempt", ex);

@@ -14,11 +14,17 @@ import dev.idempotency.autoconfigure.store.IdempotencyJdbcDataSourceScriptDataba
 import dev.idempotency.autoconfigure.store.IdempotencyJdbcProperties;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.FailureClassifier;
+import dev.idempotency.core.FailureKind;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.support.DefaultFailureClassifier;
+import dev.idempotency.support.FailClosedCircuit;
+import dev.idempotency.support.FailClosedCircuits;
+import dev.idempotency.support.FailClosedSettings;
 import dev.idempotency.support.IdempotencyPurgeJob;
 import dev.idempotency.support.IdempotencyTransactionManagerException;
 import dev.idempotency.support.IdempotentAdvisor;
@@ -79,7 +85,10 @@ class IdempotencyAutoConfigurationTests {
 
 	@Test
 	void schemaIsNotCreatedWhenInitializeSchemaIsNever() {
-		this.jdbcContextRunner.withPropertyValues("idempotency.jdbc.initialize-schema=never").run((context) -> {
+		this.jdbcContextRunner
+			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.fail-closed.probe-interval=50ms",
+					"idempotency.fail-closed.max-wait=200ms")
+			.run((context) -> {
 			assertThat(context).hasSingleBean(JdbcIdempotencyStore.class)
 				.doesNotHaveBean(IdempotencyJdbcDataSourceScriptDatabaseInitializer.class);
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
@@ -367,6 +376,66 @@ class IdempotencyAutoConfigurationTests {
 			handler.handle("b");
 			assertThat(handler.calls()).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void failClosedIsOnByDefaultWithTheDefaultClassifierAndStoreProbes() {
+		this.jdbcContextRunner.withPropertyValues("idempotency.fail-closed.probe-interval=50ms").run((context) -> {
+			assertThat(context).hasSingleBean(FailClosedCircuits.class).hasSingleBean(DefaultFailureClassifier.class);
+			FailClosedCircuits circuits = context.getBean(FailClosedCircuits.class);
+			assertThat(circuits.settings())
+				.isEqualTo(new FailClosedSettings(Duration.ofMillis(50), Duration.ofSeconds(30)));
+			FailClosedCircuit circuit = circuits.circuit("orders");
+			circuit.open(new IllegalStateException("database down"));
+			// The probe queries the dedup table, which the embedded database has.
+			assertThat(circuit.awaitRecovery(() -> true, () -> {
+			})).isTrue();
+		});
+	}
+
+	@Test
+	void failClosedOffLeavesNoCircuitsButKeepsTheClassifierForTheOutbox() {
+		this.jdbcContextRunner.withPropertyValues("idempotency.fail-closed.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(FailClosedCircuits.class)
+				.hasSingleBean(FailureClassifier.class));
+	}
+
+	@Test
+	void failClosedPropertiesExtendTheClassifier() {
+		this.jdbcContextRunner
+			.withPropertyValues("idempotency.fail-closed.infrastructure-exceptions=java.util.concurrent.TimeoutException",
+					"idempotency.fail-closed.probe-interval=500ms", "idempotency.fail-closed.max-wait=5s")
+			.run((context) -> {
+				FailClosedCircuits circuits = context.getBean(FailClosedCircuits.class);
+				assertThat(circuits.isInfrastructure(new RuntimeException(new java.util.concurrent.TimeoutException())))
+					.isTrue();
+				assertThat(circuits.settings())
+					.isEqualTo(new FailClosedSettings(Duration.ofMillis(500), Duration.ofSeconds(5)));
+			});
+	}
+
+	@Test
+	void applicationClassifierReplacesTheDefault() {
+		this.jdbcContextRunner
+			.withBean("myClassifier", FailureClassifier.class, () -> (failure) -> FailureKind.INFRASTRUCTURE)
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(DefaultFailureClassifier.class);
+				assertThat(context.getBean(FailClosedCircuits.class).isInfrastructure(new IllegalStateException()))
+					.isTrue();
+			});
+	}
+
+	@Test
+	void probeOfAStoreWithoutItsTableFails() {
+		this.jdbcContextRunner
+			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.fail-closed.probe-interval=50ms",
+					"idempotency.fail-closed.max-wait=200ms")
+			.run((context) -> {
+				FailClosedCircuit circuit = context.getBean(FailClosedCircuits.class).circuit("orders");
+				circuit.open(new IllegalStateException("database down"));
+				assertThat(circuit.awaitRecovery(() -> true, () -> {
+				})).isFalse();
+			});
 	}
 
 	private static DataSource h2() {

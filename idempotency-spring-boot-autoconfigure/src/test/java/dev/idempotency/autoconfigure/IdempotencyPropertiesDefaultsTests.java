@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Pins every default of {@link IdempotencyProperties}, {@link IdempotencyJdbcProperties},
  * {@link IdempotencyRedisProperties}, {@link IdempotencyRedisStreamProperties},
- * {@link IdempotencyOutboxProperties} and the retention check of {@link IdempotencyKafkaProperties}:
+ * {@link IdempotencyOutboxProperties}, {@link IdempotencyFailClosedProperties} and the retention check of
+ * {@link IdempotencyKafkaProperties}:
  * they live in the field initialisers and nowhere else.
  */
 class IdempotencyPropertiesDefaultsTests {
@@ -292,6 +293,27 @@ class IdempotencyPropertiesDefaultsTests {
 		assertThat(Binder.get(new MockEnvironment()).bindOrCreate("idempotency.kafka", IdempotencyKafkaProperties.class))
 			.usingRecursiveComparison()
 			.isEqualTo(new IdempotencyKafkaProperties());
+	}
+
+	@Test
+	void failClosedIsOnProbesEveryTwoSecondsAndBlocksAConsumerThirtySecondsAtMost() {
+		IdempotencyFailClosedProperties failClosed = new IdempotencyFailClosedProperties();
+		assertThat(failClosed.isEnabled()).isTrue();
+		assertThat(failClosed.getProbeInterval()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(failClosed.getMaxWait()).isEqualTo(Duration.ofSeconds(30));
+		assertThat(failClosed.getInfrastructureExceptions()).isEmpty();
+		assertThat(failClosed.getMessageExceptions()).isEmpty();
+	}
+
+	@Test
+	void failClosedExceptionTypesBindFromClassNames() {
+		MockEnvironment environment = new MockEnvironment()
+			.withProperty("idempotency.fail-closed.infrastructure-exceptions", "java.util.concurrent.TimeoutException")
+			.withProperty("idempotency.fail-closed.message-exceptions[0]", "java.lang.IllegalArgumentException");
+		IdempotencyFailClosedProperties bound = Binder.get(environment)
+			.bindOrCreate("idempotency.fail-closed", IdempotencyFailClosedProperties.class);
+		assertThat(bound.getInfrastructureExceptions()).containsExactly(java.util.concurrent.TimeoutException.class);
+		assertThat(bound.getMessageExceptions()).containsExactly(IllegalArgumentException.class);
 	}
 
 }

@@ -9,11 +9,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.testsupport.MutableClock;
 import dev.idempotency.testsupport.TestDatabases;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -138,6 +140,42 @@ class OutboxRelayFailureClassificationTests {
 		assertThat(pendingRowsWithoutAttempts("PENDING")).isEqualTo(5);
 	}
 
+	@Test
+	void sharedClassificationKeepsAnInfrastructureFailureFromCountingWhateverTheSenderSays() {
+		String id = publish("kafka:orders");
+		// The default OutboxSender#isMessageFailure calls every failure the message's.
+		OutboxSender sender = new OutboxSender() {
+
+			@Override
+			public String scheme() {
+				return "kafka";
+			}
+
+			@Override
+			public CompletableFuture<?> send(String target, OutboxMessage message) {
+				return CompletableFuture.failedFuture(new ApplicationGatewayDownException());
+			}
+
+		};
+		OutboxRelay relay = relay(sender, new DefaultFailureClassifier(List.of(ApplicationGatewayDownException.class),
+				List.of()));
+		for (int round = 1; round <= 5; round++) {
+			assertThat(relay.runOnce()).isOne();
+			this.clock.advance(Duration.ofMinutes(10));
+		}
+		OutboxMessage row = this.repository.find(id);
+		assertThat(row.status()).isEqualTo(OutboxStatus.PENDING);
+		assertThat(row.attempts()).isZero();
+		assertThat(this.dead.get()).isZero();
+		OutboxRelay unshared = relay(sender, new DefaultFailureClassifier());
+		for (int round = 1; round <= 3; round++) {
+			unshared.runOnce();
+			this.clock.advance(Duration.ofMinutes(10));
+		}
+		assertThat(this.repository.find(id).status()).as("without the application's type it is the message's")
+			.isEqualTo(OutboxStatus.DEAD);
+	}
+
 	private int pendingRowsWithoutAttempts(String status) {
 		return new JdbcTemplate(this.dataSource)
 			.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = ? AND attempts = 0", Integer.class,
@@ -156,6 +194,10 @@ class OutboxRelayFailureClassificationTests {
 	}
 
 	private OutboxRelay relay(OutboxSender sender) {
+		return relay(sender, new DefaultFailureClassifier());
+	}
+
+	private OutboxRelay relay(OutboxSender sender, FailureClassifier classifier) {
 		ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
 		backOff.setMaxInterval(10_000);
 		backOff.setJitter(0);
@@ -174,7 +216,14 @@ class OutboxRelayFailureClassificationTests {
 			}
 
 		};
-		return new OutboxRelay(this.repository, () -> List.of(sender), options, this.clock, () -> List.of(listener));
+		return new OutboxRelay(this.repository, () -> List.of(sender), options, this.clock, () -> List.of(listener),
+				classifier);
+	}
+
+	static final class ApplicationGatewayDownException extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
 	}
 
 	/** The real Kafka sender's classification, with sends that fail as told (or succeed when told nothing). */

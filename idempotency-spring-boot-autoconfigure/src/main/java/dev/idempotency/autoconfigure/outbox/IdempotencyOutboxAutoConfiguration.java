@@ -6,6 +6,7 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
+import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.Outbox;
@@ -16,6 +17,7 @@ import dev.idempotency.outbox.OutboxSender;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.support.IdempotencyPurgeJob;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -99,7 +101,8 @@ public final class IdempotencyOutboxAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "idempotency.outbox.relay.enabled", matchIfMissing = true)
 	OutboxRelay outboxRelay(OutboxRepository outboxRepository, IdempotencyOutboxProperties properties,
-			ObjectProvider<OutboxSender> senders, ObjectProvider<OutboxListener> listeners) {
+			ObjectProvider<OutboxSender> senders, ObjectProvider<OutboxListener> listeners,
+			ObjectProvider<FailureClassifier> classifier) {
 		IdempotencyOutboxProperties.Relay relay = properties.getRelay();
 		IdempotencyOutboxProperties.Retry retry = properties.getRetry();
 		ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),
@@ -110,7 +113,8 @@ public final class IdempotencyOutboxAutoConfiguration {
 				relay.getLease(), relay.getSendTimeout(), retry.getMaxAttempts(), backOff,
 				properties.isOrderedPerKey());
 		return new OutboxRelay(outboxRepository, SingletonSupplier.of(() -> senders.orderedStream().toList()),
-				options, Clock.systemUTC(), SingletonSupplier.of(() -> listeners.orderedStream().toList()));
+				options, Clock.systemUTC(), SingletonSupplier.of(() -> listeners.orderedStream().toList()),
+				classifier.getIfAvailable(DefaultFailureClassifier::new));
 	}
 
 	@Bean

@@ -1,6 +1,8 @@
 package dev.idempotency.store.jdbc;
 
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -60,6 +62,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	/** Status of a record inserted in the business transaction. */
 	static final String COMPLETED = "COMPLETED";
 
+	/** Statement timeout of {@link #probe()}, in seconds. */
+	static final int PROBE_TIMEOUT_SECONDS = 5;
+
 	private final JdbcTemplate jdbc;
 
 	private final DataSource dataSource;
@@ -77,6 +82,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	private final String countExpiredSql;
 
 	private final String deleteExpiredSql;
+
+	private final String probeSql;
 
 	/**
 	 * Creates a store.
@@ -99,6 +106,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		String expiredRecord = " WHERE namespace = ? AND idempotency_key = ? AND expires_at <= ?";
 		this.countExpiredSql = "SELECT COUNT(*) FROM " + this.tableName + expiredRecord;
 		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
+		this.probeSql = "SELECT COUNT(*) FROM " + this.tableName + " WHERE 1 = 0";
 	}
 
 	/**
@@ -231,6 +239,23 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 	@Override
 	public boolean isTransactional() {
 		return true;
+	}
+
+	/**
+	 * Queries the dedup table on a connection of its own, with a statement timeout of
+	 * {@value #PROBE_TIMEOUT_SECONDS} seconds: the database answers and the table exists. Taking the
+	 * connection can wait for the pool's connection timeout.
+	 */
+	@Override
+	public void probe() {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout(PROBE_TIMEOUT_SECONDS);
+			statement.executeQuery(this.probeSql).close();
+		}
+		catch (SQLException ex) {
+			throw new IdempotencyStoreException("Table " + this.tableName + " cannot be queried", ex);
+		}
 	}
 
 	@Override

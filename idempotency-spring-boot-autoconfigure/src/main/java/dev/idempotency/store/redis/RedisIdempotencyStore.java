@@ -175,6 +175,19 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 		return false;
 	}
 
+	/**
+	 * Sends {@code PING}; it waits at most the client's command timeout.
+	 */
+	@Override
+	public void probe() {
+		try {
+			this.redis.execute((RedisCallback<String>) RedisConnection::ping);
+		}
+		catch (RuntimeException ex) {
+			throw new IdempotencyStoreException("Redis does not answer PING", ex);
+		}
+	}
+
 	@Override
 	public String name() {
 		return "redis";
