@@ -7,10 +7,13 @@ import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.support.BeanFactoryIdempotencyStoreResolver;
+import dev.idempotency.support.ClaimGuards;
 import dev.idempotency.support.DefaultFailureClassifier;
+import dev.idempotency.support.DuplicateFilterChain;
 import dev.idempotency.support.FailClosedCircuits;
 import dev.idempotency.support.FailClosedSettings;
 import dev.idempotency.support.IdempotencyDefaults;
@@ -66,6 +69,7 @@ public final class IdempotencyAutoConfiguration {
 			IdempotencyStoreResolver idempotencyStoreResolver,
 			IdempotencyTransactionManagerResolver idempotencyTransactionManagerResolver,
 			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<ArgumentAcknowledgerResolver> acknowledgers,
+			ObjectProvider<DuplicateFilterChain> filters, ObjectProvider<IdempotencyLock> lock,
 			ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
 				properties.getTransactionTimeout());
@@ -74,7 +78,8 @@ public final class IdempotencyAutoConfiguration {
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier
 			.of(() -> acknowledgers.orderedStream().toList());
 		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver,
-				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList);
+				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList,
+				() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()));
 	}
 
 	@Bean

@@ -57,14 +57,15 @@ final class BatchInvocation extends IdempotentInvocation {
 	 * @param acknowledger acknowledges the whole batch after commit, or {@code null}
 	 * @param defaults retention and lease when the annotation does not set them
 	 * @param listeners told the outcomes
+	 * @param guards the filters and lock in front of the store
 	 * @param started {@link System#nanoTime()} when the call was intercepted
 	 * @throws IllegalStateException if the method has no {@code List} parameter holding one element
 	 * per message of the delivery
 	 */
 	BatchInvocation(MethodInvocation call, Object target, IdempotentMethod method, DeliveryContext delivery,
 			IdempotencyStore store, @Nullable MessageAcknowledger acknowledger, IdempotencyDefaults defaults,
-			Supplier<List<IdempotencyListener>> listeners, long started) {
-		super(call, target, method, delivery, store, acknowledger, defaults, listeners, started);
+			Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards, long started) {
+		super(call, target, method, delivery, store, acknowledger, defaults, listeners, guards, started);
 		this.batch = batch(method, call.getArguments(), delivery);
 		this.messages = delivery.elements();
 	}

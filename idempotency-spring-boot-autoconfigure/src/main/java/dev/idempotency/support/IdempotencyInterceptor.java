@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs an {@code @Idempotent} method at most once per key in effect: each call becomes an
@@ -41,6 +42,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 	private final IdempotentMethodCache methods;
 
 	private final AcknowledgerLookup acknowledgers;
+
+	private final Supplier<ClaimGuards> guards;
 
 	/**
 	 * Creates an interceptor; collaborators are looked up lazily, at the first invocation.
@@ -73,6 +76,26 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
 			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers) {
+		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers,
+				ClaimGuards::none);
+	}
+
+	/**
+	 * Creates an interceptor with duplicate filters and a lock in front of the stores.
+	 * @param defaults retention and lease for annotations that do not set them
+	 * @param keyResolver resolves keys
+	 * @param stores finds the store of a method
+	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
+	 * @param listeners told every outcome
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
+	 * @param guards the filters and lock, looked up at the first invocation
+	 * @since 0.2.0
+	 */
+	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
+			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
+			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
+			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards) {
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
 		this.stores = stores;
@@ -80,6 +103,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		this.listeners = listeners;
 		this.methods = new IdempotentMethodCache(placeholders);
 		this.acknowledgers = new AcknowledgerLookup(acknowledgerResolvers);
+		this.guards = SingletonSupplier.of(guards);
 	}
 
 	@Override
@@ -95,9 +119,9 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		MessageAcknowledger acknowledger = this.acknowledgers.find(delivery, call.getArguments());
 		IdempotentInvocation invocation = (delivery != null && delivery.isBatch())
 				? new BatchInvocation(call, target, method, delivery, store, acknowledger, this.defaults,
-						this.listeners, started)
+						this.listeners, this.guards.get(), started)
 				: new IdempotentInvocation(call, target, method, delivery, store, acknowledger, this.defaults,
-						this.listeners, started);
+						this.listeners, this.guards.get(), started);
 		return invocation.run(this.keyResolver, this.transactionManagers, this.defaults.transactionTimeout());
 	}
 

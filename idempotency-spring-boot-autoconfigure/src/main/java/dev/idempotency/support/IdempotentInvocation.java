@@ -1,6 +1,8 @@
 package dev.idempotency.support;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -11,6 +13,7 @@ import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DuplicateMessageException;
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyStore;
@@ -69,7 +72,11 @@ class IdempotentInvocation {
 
 	private final Supplier<List<IdempotencyListener>> listeners;
 
+	private final ClaimGuards guards;
+
 	private final long started;
+
+	private List<DuplicateFilterChain.Verdict> verdicts = List.of();
 
 	private List<IdempotencyKey> keys = List.of();
 
@@ -89,11 +96,13 @@ class IdempotentInvocation {
 	 * @param acknowledger acknowledges the delivery after commit, or {@code null}
 	 * @param defaults retention and lease when the annotation does not set them
 	 * @param listeners told the outcomes
+	 * @param guards the filters and lock in front of the store
 	 * @param started {@link System#nanoTime()} when the call was intercepted
 	 */
 	IdempotentInvocation(MethodInvocation call, Object target, IdempotentMethod method,
 			@Nullable DeliveryContext delivery, IdempotencyStore store, @Nullable MessageAcknowledger acknowledger,
-			IdempotencyDefaults defaults, Supplier<List<IdempotencyListener>> listeners, long started) {
+			IdempotencyDefaults defaults, Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards,
+			long started) {
 		this.call = call;
 		this.target = target;
 		this.method = method;
@@ -104,6 +113,7 @@ class IdempotentInvocation {
 		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
 		this.acknowledger = acknowledger;
 		this.listeners = listeners;
+		this.guards = guards;
 		this.started = started;
 	}
 
@@ -126,18 +136,79 @@ class IdempotentInvocation {
 			throw rejected(ex);
 		}
 		this.outcomes = new IdempotencyOutcome[this.keys.size()];
-		InvocationTransaction transaction = InvocationTransaction.begin(this,
-				transactionManagers.resolve(this.store), transactionTimeout);
-		Object result;
-		try {
-			result = claimAndProceed();
+		if (answeredByFilters()) {
+			return skipWithoutTransaction();
 		}
-		catch (Throwable ex) {
-			transaction.rollback(ex);
+		try (IdempotencyLock.Held lock = lock()) {
+			InvocationTransaction transaction = InvocationTransaction.begin(this,
+					transactionManagers.resolve(this.store), transactionTimeout);
+			Object result;
+			try {
+				result = claimAndProceed();
+			}
+			catch (Throwable ex) {
+				transaction.rollback(ex);
+				throw ex;
+			}
+			transaction.commit();
+			return result;
+		}
+	}
+
+	/** Asks the filters about every key; true when each key is known to have completed. */
+	private boolean answeredByFilters() {
+		DuplicateFilterChain filters = this.guards.filters();
+		if (filters.filters().isEmpty()) {
+			return false;
+		}
+		List<DuplicateFilterChain.Verdict> verdicts = new ArrayList<>(this.keys.size());
+		boolean allCompleted = true;
+		for (IdempotencyKey key : this.keys) {
+			DuplicateFilterChain.Verdict verdict = filters.check(key);
+			verdicts.add(verdict);
+			allCompleted &= verdict.completed();
+		}
+		this.verdicts = verdicts;
+		return allCompleted && !this.keys.isEmpty();
+	}
+
+	/**
+	 * A delivery whose keys a filter knows to have completed: a duplicate, acknowledged (or thrown
+	 * for {@code onDuplicate = THROW}) without opening a transaction or asking the store.
+	 */
+	private @Nullable Object skipWithoutTransaction() {
+		Arrays.fill(this.outcomes, IdempotencyOutcome.DUPLICATE);
+		if (this.method.onDuplicate() == OnDuplicate.THROW) {
+			DuplicateMessageException duplicate = new DuplicateMessageException(key(0));
+			report(duplicate);
+			throw duplicate;
+		}
+		try {
+			if (acknowledgesAfterCommit() && this.acknowledger != null) {
+				this.acknowledger.acknowledge();
+			}
+		}
+		catch (RuntimeException ex) {
+			report(ex);
 			throw ex;
 		}
-		transaction.commit();
-		return result;
+		report(null);
+		return this.method.skippedValue();
+	}
+
+	private IdempotencyLock.Held lock() {
+		try {
+			return this.guards.lock(this.keys, this.lease);
+		}
+		catch (IdempotencyInProgressException ex) {
+			Arrays.fill(this.outcomes, IdempotencyOutcome.IN_PROGRESS);
+			report(ex);
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			report(ex);
+			throw ex;
+		}
 	}
 
 	/**
@@ -195,6 +266,9 @@ class IdempotentInvocation {
 			}
 			else {
 				claimedNow = true;
+				if (i < this.verdicts.size()) {
+					this.guards.filters().falsePositive(this.verdicts.get(i));
+				}
 			}
 		}
 		if (inProgress != null) {
@@ -213,6 +287,25 @@ class IdempotentInvocation {
 	 * delivery. A completing acknowledger is offered both in one step first.
 	 */
 	void afterCommit() {
+		try {
+			completeAndAcknowledge();
+		}
+		finally {
+			learnCommittedKeys();
+		}
+	}
+
+	/** Teaches the filters the keys that are now known completed: processed here, or duplicates. */
+	private void learnCommittedKeys() {
+		DuplicateFilterChain filters = this.guards.filters();
+		for (int i = 0; i < this.claims.size() && !filters.filters().isEmpty(); i++) {
+			if (completes(i) || this.outcomes[i] == IdempotencyOutcome.DUPLICATE) {
+				filters.learn(key(i));
+			}
+		}
+	}
+
+	private void completeAndAcknowledge() {
 		CompletingAcknowledger completing = completingAcknowledger();
 		if (this.acknowledge && completing != null && completes(0)
 				&& completing.completeAndAcknowledge(this.store, key(0), this.claims.get(0), this.retention)) {
