@@ -132,6 +132,34 @@ public final class IdempotencyMeters {
 	/** Exception class name of failed and rejected invocations, {@code none} otherwise. */
 	public static final String EXCEPTION_TAG = "exception";
 
+	/**
+	 * Counter of the answers of a duplicate filter, tagged {@value #FILTER_TAG} and
+	 * {@value #ANSWER_TAG} ({@code completed}: answered a duplicate, {@code absent}: sent the key
+	 * straight to the store, {@code maybe} and {@code unknown}: passed it on).
+	 */
+	public static final String FILTER_ANSWERS = "idempotency.filter.answers";
+
+	/**
+	 * Counter of a filter's "maybe" answers that the store then claimed as new keys, tagged
+	 * {@value #FILTER_TAG}.
+	 */
+	public static final String FILTER_FALSE_POSITIVES = "idempotency.filter.false.positives";
+
+	/** Gauge: keys the last rebuild of a local filter read from the store, tagged {@value #FILTER_TAG}. */
+	public static final String FILTER_REBUILD_KEYS = "idempotency.filter.rebuild.keys";
+
+	/** Time gauge: how long the last rebuild of a local filter took, tagged {@value #FILTER_TAG}. */
+	public static final String FILTER_REBUILD_DURATION = "idempotency.filter.rebuild.duration";
+
+	/** Gauge: bytes a local filter holds, tagged {@value #FILTER_TAG}. */
+	public static final String FILTER_MEMORY = "idempotency.filter.memory";
+
+	/** Tag: a duplicate filter's name ({@code bloom}, {@code bitmap}, {@code redis-recent}, ...). */
+	public static final String FILTER_TAG = "filter";
+
+	/** Tag: a duplicate filter's answer. */
+	public static final String ANSWER_TAG = "answer";
+
 	private IdempotencyMeters() {
 	}
 

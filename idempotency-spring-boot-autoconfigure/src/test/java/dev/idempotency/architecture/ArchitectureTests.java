@@ -54,7 +54,7 @@ class ArchitectureTests {
 
 	/** Adapters: each store, each transport, the outbox and the meters. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
-			ROOT + ".outbox..", ROOT + ".metrics.." };
+			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".filter.." };
 
 	private static JavaClasses classes;
 
@@ -170,6 +170,15 @@ class ArchitectureTests {
 	@Test
 	void outboxImplementationsDoNotDependOnEachOther() {
 		check(slices().matching(ROOT + ".outbox.(*)..").should().notDependOnEachOther());
+	}
+
+	@Test
+	void onlyTheLocalFiltersUseGuavaAndRoaringBitmap() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".filter..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("com.google.common..", "org.roaringbitmap.."));
 	}
 
 	@Test
@@ -290,7 +299,7 @@ class ArchitectureTests {
 			String[] segments = packageName.substring(ROOT.length() + 1).split("\\.");
 			return switch (segments[0]) {
 				case "store" -> SliceIdentifier.of("store." + ((segments.length > 1) ? segments[1] : ""));
-				case "kafka", "redis", "outbox", "metrics" -> SliceIdentifier.of(segments[0]);
+				case "kafka", "redis", "outbox", "metrics", "filter" -> SliceIdentifier.of(segments[0]);
 				default -> SliceIdentifier.ignore();
 			};
 		}

@@ -1,9 +1,12 @@
 package dev.idempotency.autoconfigure.metrics;
 
 import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.core.DuplicateFilter;
+import dev.idempotency.metrics.MicrometerDuplicateFilterListener;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -15,7 +18,7 @@ import org.springframework.context.annotation.Import;
 /**
  * Every Micrometer meter of the starter, in the application's {@code MeterRegistry}: the listener
  * that records outcomes, purges, dead letters, stream and outbox events (while the interception is
- * on), and the outbox backlog gauges (while the outbox is on). {@code idempotency.metrics.enabled=false}
+ * on), the duplicate filters' meters (while the filter chain is on), and the outbox backlog gauges (while the outbox is on). {@code idempotency.metrics.enabled=false}
  * switches them all off.
  *
  * @since 0.1.0
@@ -35,6 +38,16 @@ public final class IdempotencyMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	MicrometerIdempotencyListener micrometerIdempotencyListener(MeterRegistry registry) {
 		return new MicrometerIdempotencyListener(registry);
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty(name = "idempotency.filter.enabled")
+	@ConditionalOnMissingBean
+	MicrometerDuplicateFilterListener micrometerDuplicateFilterListener(MeterRegistry registry,
+			ObjectProvider<DuplicateFilter> filters) {
+		MicrometerDuplicateFilterListener listener = new MicrometerDuplicateFilterListener(registry);
+		filters.orderedStream().forEach(listener::bindMemory);
+		return listener;
 	}
 
 }

@@ -14,10 +14,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
 import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
@@ -48,7 +50,7 @@ import org.springframework.util.Assert;
  *
  * @since 0.1.0
  */
-public class JdbcIdempotencyStore implements IdempotencyStore {
+public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySource {
 
 	/** Width of the namespace and key columns in the shipped schemas. */
 	public static final int MAX_KEY_LENGTH = 200;
@@ -85,6 +87,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final String probeSql;
 
+	private final JdbcCompletedKeys completedKeys;
+
 	/**
 	 * Creates a store.
 	 * @param jdbc runs statements on the business {@code DataSource}, so that they join its transaction
@@ -107,6 +111,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		this.countExpiredSql = "SELECT COUNT(*) FROM " + this.tableName + expiredRecord;
 		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
 		this.probeSql = "SELECT COUNT(*) FROM " + this.tableName + " WHERE 1 = 0";
+		this.completedKeys = new JdbcCompletedKeys(jdbc, this.platform, this.tableName);
 	}
 
 	/**
@@ -256,6 +261,15 @@ public class JdbcIdempotencyStore implements IdempotencyStore {
 		catch (SQLException ex) {
 			throw new IdempotencyStoreException("Table " + this.tableName + " cannot be queried", ex);
 		}
+	}
+
+	/**
+	 * Streams the completed keys created since {@code since}, page by page in primary-key order, on
+	 * connections of their own (auto-commit, outside any business transaction).
+	 */
+	@Override
+	public long forEachCompletedSince(Instant since, int pageSize, Consumer<IdempotencyKey> action) {
+		return this.completedKeys.forEachCompletedSince(since, pageSize, action);
 	}
 
 	@Override

@@ -1,0 +1,71 @@
+package dev.idempotency.redis.filter;
+
+import java.time.Duration;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import dev.idempotency.core.DuplicateFilter;
+import dev.idempotency.core.IdempotencyKey;
+
+/**
+ * The keys that completed recently, in Redis, shared by every instance: one Redis key per completed
+ * key, written after commit with a time to live. Present is {@link Answer#COMPLETED} (only committed
+ * keys are ever written); absent is {@link Answer#UNKNOWN} (expired, never written because the
+ * instance died between commit and write, or not completed): the store decides.
+ * <p>
+ * The time to live should cover the window in which a duplicate arrives through the broker's
+ * retries and redeliveries; a replay older than it goes to the store.
+ *
+ * @since 0.2.0
+ */
+public final class RedisRecentKeysFilter implements DuplicateFilter {
+
+	private final StringRedisTemplate redis;
+
+	private final String prefix;
+
+	private final Duration timeToLive;
+
+	/**
+	 * Creates the filter.
+	 * @param redis the Redis the instances share
+	 * @param prefix prepended to every Redis key, for example {@code idempotency:recent:}
+	 * @param timeToLive how long a completed key is remembered
+	 */
+	public RedisRecentKeysFilter(StringRedisTemplate redis, String prefix, Duration timeToLive) {
+		if (timeToLive.isNegative() || timeToLive.isZero()) {
+			throw new IllegalArgumentException("timeToLive must be positive");
+		}
+		this.redis = redis;
+		this.prefix = prefix;
+		this.timeToLive = timeToLive;
+	}
+
+	@Override
+	public String name() {
+		return "redis-recent";
+	}
+
+	@Override
+	public Answer check(IdempotencyKey key) {
+		return Boolean.TRUE.equals(this.redis.hasKey(redisKey(key))) ? Answer.COMPLETED : Answer.UNKNOWN;
+	}
+
+	@Override
+	public void learn(IdempotencyKey key) {
+		this.redis.opsForValue().set(redisKey(key), "1", this.timeToLive);
+	}
+
+	/**
+	 * The time to live of a completed key.
+	 * @return the time to live
+	 */
+	public Duration timeToLive() {
+		return this.timeToLive;
+	}
+
+	private String redisKey(IdempotencyKey key) {
+		return this.prefix + key.namespace() + ':' + key.value();
+	}
+
+}
