@@ -252,6 +252,29 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 	}
 
 	@Test
+	void completedKeysSinceATimeArePagedByPrimaryKey() {
+		for (int i = 0; i < 7; i++) {
+			claimAndSucceed(new IdempotencyKey("ns-" + (i % 2), "old-" + i), RETENTION);
+		}
+		this.clock.advance(Duration.ofHours(1));
+		java.time.Instant since = this.clock.instant();
+		List<IdempotencyKey> expected = new java.util.ArrayList<>();
+		for (int i = 0; i < 11; i++) {
+			IdempotencyKey key = new IdempotencyKey("ns-" + (i % 3), "k-" + i);
+			claimAndSucceed(key, RETENTION);
+			expected.add(key);
+		}
+		claimAndFail(new IdempotencyKey("ns-0", "rolled-back"));
+		List<IdempotencyKey> streamed = new java.util.ArrayList<>();
+		// Pages of 3: the last page is partial, and pages cross namespaces.
+		long count = this.store.forEachCompletedSince(since, 3, streamed::add);
+		assertThat(count).isEqualTo(11);
+		assertThat(streamed).containsExactlyInAnyOrderElementsOf(expected).doesNotHaveDuplicates();
+		assertThat(this.store.forEachCompletedSince(since.minus(Duration.ofDays(1)), 4, (key) -> {
+		})).isEqualTo(18);
+	}
+
+	@Test
 	void dialectIsDetectedFromTheDatabase() {
 		assertThat(this.store.getDialect()).isEqualTo(expectedDialect());
 	}
