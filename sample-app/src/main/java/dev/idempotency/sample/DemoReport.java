@@ -12,9 +12,10 @@ import java.util.List;
  * @param outboxSent outbox rows the relay sent, over all flows
  * @param outboxUnsent outbox rows not sent (pending or dead) when the report was made
  * @param flows what each flow's consumers did
+ * @param filters what the duplicate filter layers answered (the {@code filters} profile)
  */
 public record DemoReport(long ordersPlaced, long eventsResent, long outboxSent, long outboxUnsent,
-		List<FlowReport> flows) {
+		List<FlowReport> flows, FilterCounts filters) {
 
 	/** Whether every flow credited every valid order exactly once. */
 	public boolean creditedOncePerOrder() {
@@ -39,6 +40,9 @@ public record DemoReport(long ordersPlaced, long eventsResent, long outboxSent, 
 		lines.add("  outbox rows sent      %7d  (to %d flow(s); unsent: %d)".formatted(this.outboxSent, this.flows.size(),
 				this.outboxUnsent));
 		this.flows.forEach((flow) -> lines.add(flow.toString()));
+		if (!this.filters.answers().isEmpty()) {
+			lines.add(this.filters.toString());
+		}
 		lines.add("every flow credited == unique: " + creditedOncePerOrder());
 		return String.join(System.lineSeparator(), lines);
 	}

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,12 +37,16 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 
 	private final List<OrderFlow> flows;
 
+	private final MeterRegistry meters;
+
 	private volatile @Nullable DemoOrders orders;
 
 	private volatile @Nullable DemoReport report;
 
-	public DemoRunner(DemoProperties demo, OrderService orderService, OutboxRows outbox, List<OrderFlow> flows) {
+	public DemoRunner(DemoProperties demo, OrderService orderService, OutboxRows outbox, List<OrderFlow> flows,
+			MeterRegistry meters) {
 		this.demo = demo;
+		this.meters = meters;
 		this.orderService = orderService;
 		this.outbox = outbox;
 		this.flows = flows;
@@ -79,7 +84,7 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 			flowReports.add(flow.report(orders));
 		}
 		DemoReport report = new DemoReport(this.orderService.ordersPlaced(), resent, this.outbox.sent(),
-				this.outbox.unsent(), List.copyOf(flowReports));
+				this.outbox.unsent(), List.copyOf(flowReports), FilterCounts.from(this.meters));
 		this.report = report;
 		logger.info(System.lineSeparator() + report);
 	}
