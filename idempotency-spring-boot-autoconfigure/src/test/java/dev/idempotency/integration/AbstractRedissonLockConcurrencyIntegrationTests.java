@@ -141,8 +141,12 @@ abstract class AbstractRedissonLockConcurrencyIntegrationTests {
 	}
 
 	static long count(MeterRegistry meters, String outcome) {
+		return count(meters, outcome, "it-lock-ledger");
+	}
+
+	static long count(MeterRegistry meters, String outcome, String namespace) {
 		return meters.find(IdempotencyMeters.INVOCATIONS)
-			.tag(IdempotencyMeters.NAMESPACE_TAG, "it-lock-ledger")
+			.tag(IdempotencyMeters.NAMESPACE_TAG, namespace)
 			.tag(IdempotencyMeters.OUTCOME_TAG, outcome)
 			.timers()
 			.stream()
