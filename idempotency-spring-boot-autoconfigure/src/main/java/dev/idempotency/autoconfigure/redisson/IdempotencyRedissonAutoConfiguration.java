@@ -43,7 +43,7 @@ import org.springframework.core.env.Environment;
 public final class IdempotencyRedissonAutoConfiguration {
 
 	@Bean(destroyMethod = "shutdown")
-	@ConditionalOnMissingBean(RedissonClient.class)
+	@ConditionalOnMissingBean
 	@Conditional(RedissonUsed.class)
 	RedissonClient idempotencyRedissonClient(Environment environment) {
 		return SpringDataRedisClients.create(environment);
