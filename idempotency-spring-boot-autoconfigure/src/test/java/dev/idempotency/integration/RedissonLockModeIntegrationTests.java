@@ -21,9 +21,11 @@ import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.testsupport.TcpProxy;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestRedisConnections;
+import dev.idempotency.testsupport.TestRedissonClients;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
@@ -83,7 +85,8 @@ class RedissonLockModeIntegrationTests {
 	void leaseEndingMidMethodLetsTheNextDeliveryInAndTheRedissonStoreReportsItInProgress() throws Exception {
 		List<String> properties = new ArrayList<>(List.of(h2()));
 		properties.add("idempotency.store.type=redisson");
-		properties.add("idempotency.redisson.key-prefix=" + TestRedisConnections.uniqueKeyPrefix(getClass()));
+		String prefix = TestRedisConnections.uniqueKeyPrefix(getClass());
+		properties.add("idempotency.redisson.key-prefix=" + prefix);
 		try (ConfigurableApplicationContext context = start(properties)) {
 			SlowWork work = context.getBean(SlowWork.class);
 			String key = "redisson-" + UUID.randomUUID();
@@ -99,6 +102,7 @@ class RedissonLockModeIntegrationTests {
 			assertThat(outcomes(context)).containsEntry("processed", 1L)
 				.containsEntry("in_progress", 1L)
 				.containsEntry("duplicate", 1L);
+			TestRedissonClients.deleteKeys(context.getBean(RedissonClient.class), prefix);
 		}
 	}
 
