@@ -121,7 +121,7 @@ public class IdempotencyProperties {
 		/**
 		 * Type of the default store. Unset means detected: jdbc when there is a single DataSource,
 		 * else redis when there is a RedisConnectionFactory and no DataSource at all. The in-memory
-		 * store is used only when chosen here.
+		 * and redisson stores are used only when chosen here.
 		 */
 		private @Nullable StoreType type;
 
@@ -165,6 +165,12 @@ public class IdempotencyProperties {
 
 		/** Entries in Redis with a lease (leased mode). */
 		REDIS,
+
+		/**
+		 * Entries in Redis through the application's RedissonClient, with a lease (leased mode).
+		 * @since 0.2.0
+		 */
+		REDISSON,
 
 		/** This JVM's memory: tests and demos only. */
 		IN_MEMORY

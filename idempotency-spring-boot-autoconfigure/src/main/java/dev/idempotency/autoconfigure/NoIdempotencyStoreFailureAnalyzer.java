@@ -27,6 +27,8 @@ class NoIdempotencyStoreFailureAnalyzer extends AbstractFailureAnalyzer<NoIdempo
 						is then used, in the same transaction as your business data (recommended);
 						\t- idempotency.store.type=redis with a RedisConnectionFactory (add \
 						spring-boot-starter-data-redis): the Redis store, with a lease, for effects outside a database;
+						\t- idempotency.store.type=redisson with org.redisson:redisson on the class path: the same leased \
+						store through your RedissonClient (or one built from spring.data.redis.*);
 						\t- idempotency.store.type=in-memory, for tests and demos only (keys are lost on restart);
 						\t- your own IdempotencyStore bean.
 						Or set idempotency.enabled=false to run @Idempotent methods without deduplication.""",

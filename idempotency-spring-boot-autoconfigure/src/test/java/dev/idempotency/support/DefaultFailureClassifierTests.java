@@ -40,7 +40,8 @@ class DefaultFailureClassifierTests {
 					"java.sql.SQLTransientException", "java.sql.SQLRecoverableException", "java.net.SocketException",
 					"java.net.SocketTimeoutException", "java.net.UnknownHostException",
 					"java.nio.channels.ClosedChannelException", "io.lettuce.core.RedisConnectionException",
-					"io.lettuce.core.RedisCommandTimeoutException", "org.apache.kafka.common.errors.RetriableException");
+					"io.lettuce.core.RedisCommandTimeoutException", "org.redisson.client.RedisConnectionException",
+					"org.redisson.client.RedisTimeoutException", "org.apache.kafka.common.errors.RetriableException");
 		assertThat(this.classifier.messageTypes()).extracting(Class::getName)
 			.containsExactly("dev.idempotency.core.NonRetryableIdempotencyException",
 					"org.springframework.dao.OptimisticLockingFailureException");

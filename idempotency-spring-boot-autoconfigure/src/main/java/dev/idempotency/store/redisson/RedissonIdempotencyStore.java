@@ -1,0 +1,219 @@
+package dev.idempotency.store.redisson;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.support.ClaimTokens;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.redisson.api.RBucket;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+import org.springframework.util.Assert;
+
+/**
+ * Leased store on Redis through Redisson: each key is one string entry,
+ * {@code <prefix><namespace>:<key>}, that holds {@code PROCESSING:<token>} while claimed and
+ * {@code COMPLETED} once done.
+ * <ol>
+ * <li>{@link #claim}: {@code SET entry PROCESSING:<token> NX PX <lease>}; if the entry exists, a
+ * {@code GET} tells a duplicate ({@code COMPLETED}) from a claim in progress (or from this very
+ * claim, re-sent after a lost reply). An expired lease has vanished with its {@code PX}, so the
+ * next claim takes the key over.</li>
+ * <li>{@link #complete}: a Lua compare-and-set, {@code COMPLETED} with {@code PX <retention>} only
+ * if the entry still holds this claim's value.</li>
+ * <li>{@link #release}: a Lua compare-and-delete, keyed on the claim's value.</li>
+ * </ol>
+ * Values go through Redisson's {@link StringCodec}, so the entries are plain strings that
+ * {@code redis-cli} shows as they are. Leases and retention run on the Redis server's clock. Key
+ * parts longer than 200 characters are stored as SHA-256 digests.
+ * <p>
+ * Redis replicates asynchronously: a failover can lose a claim or a completion, and a redelivery
+ * then runs the work again. Business data that lives in a database belongs with the JDBC store.
+ *
+ * @since 0.2.0
+ */
+public class RedissonIdempotencyStore implements IdempotencyStore {
+
+	static final String PROCESSING = "PROCESSING:";
+
+	static final String COMPLETED = "COMPLETED";
+
+	private static final String COMPLETE = """
+			if redis.call('GET', KEYS[1]) == ARGV[1] then
+				redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+				return 1
+			end
+			return 0""";
+
+	private static final String RELEASE = """
+			if redis.call('GET', KEYS[1]) == ARGV[1] then
+				return redis.call('DEL', KEYS[1])
+			end
+			return 0""";
+
+	/** How long {@link #probe()} waits for Redis, whatever the client's retry settings. */
+	private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
+
+	private static final Log logger = LogFactory.getLog(RedissonIdempotencyStore.class);
+
+	private final RedissonClient redisson;
+
+	private final String keyPrefix;
+
+	private final Supplier<String> tokens;
+
+	/**
+	 * Creates a store.
+	 * @param redisson the client, used with {@link StringCodec}
+	 * @param keyPrefix prefix of every entry's key, may be empty
+	 */
+	public RedissonIdempotencyStore(RedissonClient redisson, String keyPrefix) {
+		this(redisson, keyPrefix, new ClaimTokens());
+	}
+
+	/** With the claims' tokens from {@code tokens}: tests re-send a claim with its token. */
+	RedissonIdempotencyStore(RedissonClient redisson, String keyPrefix, Supplier<String> tokens) {
+		Assert.notNull(redisson, "redisson must not be null");
+		Assert.notNull(keyPrefix, "keyPrefix must not be null");
+		this.redisson = redisson;
+		this.keyPrefix = keyPrefix;
+		this.tokens = tokens;
+	}
+
+	/**
+	 * Claims the key under a lease judged by the Redis server's clock.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
+		Assert.isTrue(!lease.isNegative() && !lease.isZero(), () -> "lease must be positive: " + lease);
+		ClaimResult mine = ClaimResult.claimed(this.tokens.get());
+		String value = PROCESSING + mine.token();
+		RBucket<String> entry = this.redisson.getBucket(storageKey(key), StringCodec.INSTANCE);
+		try {
+			// Twice at most: the entry can expire or be released between the SET and the GET.
+			for (int attempt = 0; attempt < 2; attempt++) {
+				if (entry.setIfAbsent(value, atLeastOneMilli(lease))) {
+					return mine;
+				}
+				String current = entry.get();
+				if (current != null) {
+					if (current.equals(value)) {
+						return mine;
+					}
+					return COMPLETED.equals(current) ? ClaimResult.duplicate() : ClaimResult.inProgress();
+				}
+			}
+			return ClaimResult.inProgress();
+		}
+		catch (RedisException ex) {
+			throw new IdempotencyStoreException("Could not claim '" + key + "' in Redis (Redisson)", ex);
+		}
+	}
+
+	/**
+	 * Marks the key completed for {@code retention}, if {@code claim} still holds it. If its lease
+	 * expired meanwhile, nothing changes and a warning is logged: the work may run again.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
+		Assert.isTrue(!retention.isNegative() && !retention.isZero(), () -> "retention must be positive: " + retention);
+		long completed = run(COMPLETE, "complete", key, claimedValue(claim), COMPLETED,
+				Long.toString(atLeastOneMilli(retention).toMillis()));
+		if (completed != 1) {
+			logger.warn("Claim of " + key + " was no longer held when completing it: its lease expired before "
+					+ "the work finished, so a redelivery may run it again. Set idempotency.lease longer than "
+					+ "the slowest processing");
+		}
+	}
+
+	/**
+	 * Deletes the entry if {@code claim} still holds it.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public void release(IdempotencyKey key, ClaimResult claim) {
+		run(RELEASE, "release", key, claimedValue(claim));
+	}
+
+	@Override
+	public boolean isTransactional() {
+		return false;
+	}
+
+	/**
+	 * Asks Redis whether a probe key exists ({@code EXISTS}, read-only, on any topology), waiting
+	 * at most five seconds whatever the client's retry settings.
+	 */
+	@Override
+	public void probe() {
+		try {
+			this.redisson.getBucket(this.keyPrefix + "probe", StringCodec.INSTANCE)
+				.isExistsAsync()
+				.toCompletableFuture()
+				.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IdempotencyStoreException("Interrupted while probing Redis (Redisson)", ex);
+		}
+		catch (ExecutionException | TimeoutException | RedisException ex) {
+			throw new IdempotencyStoreException("Redis (Redisson) does not answer",
+					(ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex);
+		}
+	}
+
+	@Override
+	public String name() {
+		return "redisson";
+	}
+
+	/**
+	 * The Redis key of the entry for {@code key}.
+	 * @param key the idempotency key
+	 * @return the entry's key, e.g. {@code idempotency:points:order-1}
+	 */
+	public String storageKey(IdempotencyKey key) {
+		return RedissonNames.of(this.keyPrefix, key);
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	static String claimedValue(ClaimResult claim) {
+		Assert.isTrue(claim.isClaimed() && claim.token() != null, "claim must be a granted claim of a leased store");
+		return PROCESSING + claim.token();
+	}
+
+	private long run(String script, String operation, IdempotencyKey key, Object... args) {
+		String entry = storageKey(key);
+		try {
+			Long result = this.redisson.getScript(StringCodec.INSTANCE)
+				.eval(entry, RScript.Mode.READ_WRITE, script, RScript.ReturnType.LONG, List.of(entry), args);
+			return (result != null) ? result : 0;
+		}
+		catch (RedisException ex) {
+			throw new IdempotencyStoreException("Could not " + operation + " '" + key + "' in Redis (Redisson)", ex);
+		}
+	}
+
+	/** {@code PX 0} is an error: whole milliseconds, at least one. */
+	private static Duration atLeastOneMilli(Duration duration) {
+		return Duration.ofMillis(Math.max(1, duration.toMillis()));
+	}
+
+}
