@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
-
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
 

@@ -5,13 +5,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
 import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.DuplicateFilterListener;
 import dev.idempotency.support.Listeners;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * Fills a local filter with the store's completed keys of the last {@code window}, page by page,

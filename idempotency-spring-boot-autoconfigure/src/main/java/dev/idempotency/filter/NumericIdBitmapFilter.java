@@ -3,10 +3,9 @@ package dev.idempotency.filter;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.roaringbitmap.longlong.Roaring64NavigableMap;
-
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * An exact local bitmap (RoaringBitmap) of completed numeric ids, one per namespace, for keys that

@@ -7,13 +7,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.idempotency.core.DuplicateFilter;
+import dev.idempotency.core.DuplicateFilterListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
-
-import dev.idempotency.core.DuplicateFilter;
-import dev.idempotency.core.DuplicateFilterListener;
 
 /**
  * Records what the duplicate filters answer ({@value IdempotencyMeters#FILTER_ANSWERS}), their false

@@ -3,10 +3,9 @@ package dev.idempotency.support;
 import java.time.Duration;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
-
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What stands in front of the store's claim: the {@link DuplicateFilterChain} asked before any

@@ -5,13 +5,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
-import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.DuplicateFilter.Answer;
+import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.DuplicateFilterListener;
 import dev.idempotency.core.IdempotencyKey;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * The duplicate filters in front of the store, asked in order: the first {@link Answer#COMPLETED}

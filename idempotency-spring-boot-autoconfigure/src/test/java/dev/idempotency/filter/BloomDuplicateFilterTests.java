@@ -6,10 +6,9 @@ import java.nio.charset.StandardCharsets;
 
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
-import org.junit.jupiter.api.Test;
-
 import dev.idempotency.core.DuplicateFilter.Answer;
 import dev.idempotency.core.IdempotencyKey;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,9 +1,8 @@
 package dev.idempotency.filter;
 
-import org.junit.jupiter.api.Test;
-
 import dev.idempotency.core.DuplicateFilter.Answer;
 import dev.idempotency.core.IdempotencyKey;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

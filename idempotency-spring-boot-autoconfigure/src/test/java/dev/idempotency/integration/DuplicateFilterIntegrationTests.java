@@ -4,9 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.sql.DataSource;
 
+import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.core.DeliveryContextHolder;
+import dev.idempotency.filter.FilterRebuilds;
+import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestRedisConnections;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
@@ -24,14 +30,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
-
-import dev.idempotency.annotation.Idempotent;
-import dev.idempotency.core.DeliveryContext;
-import dev.idempotency.core.DeliveryContextHolder;
-import dev.idempotency.filter.FilterRebuilds;
-import dev.idempotency.metrics.IdempotencyMeters;
-import dev.idempotency.testsupport.TestDatabases;
-import dev.idempotency.testsupport.TestRedisConnections;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

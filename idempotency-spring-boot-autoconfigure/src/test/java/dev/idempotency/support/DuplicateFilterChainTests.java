@@ -4,12 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import org.junit.jupiter.api.Test;
-
-import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.DuplicateFilter.Answer;
+import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.DuplicateFilterListener;
 import dev.idempotency.core.IdempotencyKey;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -6,10 +6,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.idempotency.metrics.IdempotencyMeters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-
-import dev.idempotency.metrics.IdempotencyMeters;
 
 /**
  * What each duplicate filter layer answered during the run (the {@code filters} profile), read from

@@ -2,6 +2,7 @@ package dev.idempotency.sample;
 
 import java.util.List;
 
+import dev.idempotency.metrics.IdempotencyMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -9,8 +10,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.ActiveProfiles;
-
-import dev.idempotency.metrics.IdempotencyMeters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -17,7 +17,7 @@ import org.springframework.context.annotation.Conditional;
 @Target({ ElementType.TYPE, ElementType.METHOD })
 @Documented
 @Conditional(OnFilterLayerCondition.class)
-@interface ConditionalOnFilterLayer {
+public @interface ConditionalOnFilterLayer {
 
 	/**
 	 * The layer's name.

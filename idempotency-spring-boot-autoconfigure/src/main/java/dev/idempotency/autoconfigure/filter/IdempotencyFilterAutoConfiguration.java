@@ -8,6 +8,21 @@ import java.util.List;
 import java.util.Map;
 
 import com.google.common.hash.BloomFilter;
+import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaProperties;
+import dev.idempotency.autoconfigure.redisson.IdempotencyRedissonAutoConfiguration;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.core.CompletedKeySource;
+import dev.idempotency.core.DuplicateFilter;
+import dev.idempotency.core.DuplicateFilterListener;
+import dev.idempotency.filter.BloomDuplicateFilter;
+import dev.idempotency.filter.FilterRebuild;
+import dev.idempotency.filter.FilterRebuilds;
+import dev.idempotency.filter.NumericIdBitmapFilter;
+import dev.idempotency.filter.RebuildableFilter;
+import dev.idempotency.redis.filter.RedisRecentKeysFilter;
+import dev.idempotency.store.redisson.RedissonBloomFilter;
+import dev.idempotency.support.DuplicateFilterChain;
+import org.redisson.api.RedissonClient;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,19 +37,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaProperties;
-import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
-import dev.idempotency.core.CompletedKeySource;
-import dev.idempotency.core.DuplicateFilter;
-import dev.idempotency.core.DuplicateFilterListener;
-import dev.idempotency.filter.BloomDuplicateFilter;
-import dev.idempotency.filter.FilterRebuild;
-import dev.idempotency.filter.FilterRebuilds;
-import dev.idempotency.filter.NumericIdBitmapFilter;
-import dev.idempotency.filter.RebuildableFilter;
-import dev.idempotency.redis.filter.RedisRecentKeysFilter;
-import dev.idempotency.support.DuplicateFilterChain;
-
 /**
  * The duplicate filter chain ({@code idempotency.filter.*}), off by default: the layers that
  * {@code idempotency.filter.layers} lists, in that order, in front of every {@code @Idempotent}
@@ -42,12 +44,13 @@ import dev.idempotency.support.DuplicateFilterChain;
  *
  * @since 0.2.0
  */
-@AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class,
+@AutoConfiguration(after = { IdempotencyStoreAutoConfiguration.class, IdempotencyRedissonAutoConfiguration.class },
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "idempotency.filter.enabled")
 @EnableConfigurationProperties({ IdempotencyFilterProperties.class, IdempotencyKafkaProperties.class })
 @Import({ IdempotencyFilterAutoConfiguration.BloomLayer.class, IdempotencyFilterAutoConfiguration.BitmapLayer.class,
-		IdempotencyFilterAutoConfiguration.RedisRecentLayer.class })
+		IdempotencyFilterAutoConfiguration.RedisRecentLayer.class,
+		IdempotencyFilterAutoConfiguration.RedissonBloomLayer.class })
 public final class IdempotencyFilterAutoConfiguration {
 
 	@Bean
@@ -89,6 +92,7 @@ public final class IdempotencyFilterAutoConfiguration {
 			case "bloom" -> "add com.google.guava:guava to the class path";
 			case "bitmap" -> "add org.roaringbitmap:RoaringBitmap to the class path";
 			case "redis-recent" -> "add spring-boot-starter-data-redis (a RedisConnectionFactory)";
+			case "redisson-bloom" -> "add org.redisson:redisson (a RedissonClient)";
 			default -> "declare a DuplicateFilter bean whose name() is '" + layer + "'";
 		};
 	}
@@ -139,6 +143,22 @@ public final class IdempotencyFilterAutoConfiguration {
 			Duration ttl = (recent.getTtl() != null) ? recent.getTtl()
 					: RecentKeysTimeToLive.derive(kafka.getRetry(), recent.getTtlMargin());
 			return new RedisRecentKeysFilter(new StringRedisTemplate(connectionFactory), recent.getKeyPrefix(), ttl);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RedissonClient.class)
+	@ConditionalOnBean(RedissonClient.class)
+	@ConditionalOnFilterLayer("redisson-bloom")
+	static class RedissonBloomLayer {
+
+		@Bean
+		RedissonBloomFilter idempotencyRedissonBloomFilter(IdempotencyFilterProperties properties,
+				RedissonClient redisson) {
+			IdempotencyFilterProperties.Bloom bloom = properties.getBloom();
+			return new RedissonBloomFilter(redisson, bloom.getSharedName(), bloom.getExpectedInsertions(),
+					bloom.getFalsePositiveRate());
 		}
 
 	}

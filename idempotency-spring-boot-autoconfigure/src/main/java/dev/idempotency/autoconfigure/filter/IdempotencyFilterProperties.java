@@ -25,6 +25,7 @@ public class IdempotencyFilterProperties {
 	/**
 	 * The layers, first asked first: {@code bitmap} (exact local bitmap of numeric ids),
 	 * {@code bloom} (local Bloom filter), {@code redis-recent} (keys completed recently, in Redis),
+	 * {@code redisson-bloom} (a Bloom filter in Redis, shared by every instance),
 	 * or the name of a DuplicateFilter bean of your own.
 	 */
 	private List<String> layers = new ArrayList<>(List.of("bloom", "redis-recent"));
@@ -112,6 +113,12 @@ public class IdempotencyFilterProperties {
 		/** False-positive rate of a full generation. */
 		private double falsePositiveRate = 0.01;
 
+		/**
+		 * Name of the shared Bloom filter in Redis (layer {@code redisson-bloom}); its generations
+		 * are named after it.
+		 */
+		private String sharedName = "idempotency:bloom";
+
 		public long getExpectedInsertions() {
 			return this.expectedInsertions;
 		}
@@ -126,6 +133,14 @@ public class IdempotencyFilterProperties {
 
 		public void setFalsePositiveRate(double falsePositiveRate) {
 			this.falsePositiveRate = falsePositiveRate;
+		}
+
+		public String getSharedName() {
+			return this.sharedName;
+		}
+
+		public void setSharedName(String sharedName) {
+			this.sharedName = sharedName;
 		}
 
 	}

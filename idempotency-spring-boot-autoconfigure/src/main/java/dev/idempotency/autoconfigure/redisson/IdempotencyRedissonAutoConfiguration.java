@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure.redisson;
 
+import dev.idempotency.autoconfigure.filter.ConditionalOnFilterLayer;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
@@ -64,7 +65,7 @@ public final class IdempotencyRedissonAutoConfiguration {
 		return new RedissonIdempotencyLock(redisson, lock.getKeyPrefix(), lock.getWaitTime(), lock.getLeaseTime());
 	}
 
-	/** The Redisson store is chosen, or the lock is on: a client is needed. */
+	/** The Redisson store is chosen, the lock is on, or the filter chain lists the shared Bloom filter. */
 	static final class RedissonUsed extends AnyNestedCondition {
 
 		RedissonUsed() {
@@ -78,6 +79,12 @@ public final class IdempotencyRedissonAutoConfiguration {
 
 		@ConditionalOnBooleanProperty("idempotency.redisson.lock.enabled")
 		static class LockEnabled {
+
+		}
+
+		@ConditionalOnBooleanProperty("idempotency.filter.enabled")
+		@ConditionalOnFilterLayer("redisson-bloom")
+		static class SharedBloomListed {
 
 		}
 

@@ -2,10 +2,10 @@ package dev.idempotency.redis.filter;
 
 import java.time.Duration;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
-
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The keys that completed recently, in Redis, shared by every instance: one Redis key per completed

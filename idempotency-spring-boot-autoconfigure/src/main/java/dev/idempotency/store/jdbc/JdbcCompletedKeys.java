@@ -5,11 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
-import org.springframework.jdbc.core.JdbcTemplate;
-
 import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.support.jdbc.DatabasePlatform;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Pages through the completed keys of a dedup table by primary key (keyset pagination: each page

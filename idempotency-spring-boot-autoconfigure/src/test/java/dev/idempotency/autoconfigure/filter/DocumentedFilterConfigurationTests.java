@@ -8,6 +8,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.idempotency.core.DuplicateFilter;
+import dev.idempotency.filter.BloomDuplicateFilter;
+import dev.idempotency.redis.filter.RedisRecentKeysFilter;
+import dev.idempotency.support.DuplicateFilterChain;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,11 +21,6 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
-import dev.idempotency.core.DuplicateFilter;
-import dev.idempotency.filter.BloomDuplicateFilter;
-import dev.idempotency.redis.filter.RedisRecentKeysFilter;
-import dev.idempotency.support.DuplicateFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -2,13 +2,6 @@ package dev.idempotency.autoconfigure.filter;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.Test;
-
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaProperties;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
@@ -17,6 +10,12 @@ import dev.idempotency.filter.FilterRebuilds;
 import dev.idempotency.filter.NumericIdBitmapFilter;
 import dev.idempotency.redis.filter.RedisRecentKeysFilter;
 import dev.idempotency.support.DuplicateFilterChain;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,6 +62,15 @@ class IdempotencyFilterAutoConfigurationTests {
 				.rootCause()
 				.hasMessageContaining("idempotency.filter.layers lists 'redis-recent'")
 				.hasMessageContaining("spring-boot-starter-data-redis"));
+	}
+
+	@Test
+	void theSharedBloomFilterNeedsARedissonClient() {
+		this.contextRunner.withPropertyValues("idempotency.filter.enabled=true", "idempotency.filter.layers=redisson-bloom")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("add org.redisson:redisson (a RedissonClient)"));
 	}
 
 	@Test

@@ -13,11 +13,15 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.filter.IdempotencyFilterAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.store.redisson.RedissonBloomFilter;
 import dev.idempotency.store.redisson.RedissonIdempotencyLock;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
+import dev.idempotency.support.DuplicateFilterChain;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -44,7 +48,7 @@ class RedissonDocumentedConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 				IdempotencyRedissonAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class))
+				IdempotencyAutoConfiguration.class, IdempotencyFilterAutoConfiguration.class))
 		.withBean("redisson", RedissonClient.class, () -> mock(RedissonClient.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true");
 
@@ -71,6 +75,11 @@ class RedissonDocumentedConfigurationTests {
 				}
 				else {
 					assertThat(context).doesNotHaveBean(IdempotencyLock.class);
+				}
+				if (snippet.getProperty("idempotency.filter.layers", "").contains("redisson-bloom")) {
+					assertThat(context.getBean(DuplicateFilterChain.class).filters()).extracting(DuplicateFilter::name)
+						.contains("redisson-bloom");
+					assertThat(context).hasSingleBean(RedissonBloomFilter.class);
 				}
 			});
 		}

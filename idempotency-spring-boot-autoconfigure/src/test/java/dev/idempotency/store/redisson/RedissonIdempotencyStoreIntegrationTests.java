@@ -2,8 +2,8 @@ package dev.idempotency.store.redisson;
 
 import java.time.Duration;
 
-import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.FailureKind;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
