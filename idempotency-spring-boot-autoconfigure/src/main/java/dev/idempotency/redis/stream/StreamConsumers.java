@@ -227,7 +227,7 @@ final class StreamConsumers {
 		else if (this.failClosed.pausesOn(ex)) {
 			// The circuit logs the pause once and probes at its own interval: no back-off here.
 			logger.debug("Reading stream '" + stream + "' as consumer '" + member.name + "' failed", ex);
-			this.failClosed.readFailed(member.name, ex);
+			this.failClosed.readFailed(ex);
 			member.lastErrorAt = System.nanoTime();
 			return;
 		}
