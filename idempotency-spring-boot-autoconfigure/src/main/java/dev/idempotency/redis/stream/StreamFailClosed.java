@@ -53,10 +53,12 @@ final class StreamFailClosed {
 			for c = 3, #ARGV do
 			  local pending = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', tonumber(ARGV[2]), ARGV[c])
 			  if #pending > 0 then
-			    local ids = {}
-			    for i, entry in ipairs(pending) do ids[i] = entry[1] end
-			    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[c], 0, unpack(ids), 'JUSTID')
-			    refreshed = refreshed + #ids
+			    -- unpack() only expands in last position: the ids go into one argument list.
+			    local claim = {'XCLAIM', KEYS[1], ARGV[1], ARGV[c], 0}
+			    for _, entry in ipairs(pending) do claim[#claim + 1] = entry[1] end
+			    claim[#claim + 1] = 'JUSTID'
+			    redis.call(unpack(claim))
+			    refreshed = refreshed + #pending
 			  end
 			end
 			return refreshed
