@@ -64,6 +64,19 @@ final class StreamFailClosed {
 			return refreshed
 			""", Long.class);
 
+	/**
+	 * Sets back by one the delivery counter of a consumer's pending entries after an id (JUSTID keeps
+	 * it from counting again). KEYS: stream. ARGV: group, consumer, the id (exclusive). Returns how
+	 * many were set back.
+	 */
+	static final RedisScript<Long> FORGIVE_LOST_READ = RedisScript.of("""
+			local pending = redis.call('XPENDING', KEYS[1], ARGV[1], '(' .. ARGV[3], '+', 1000, ARGV[2])
+			for _, entry in ipairs(pending) do
+			  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, entry[1], 'RETRYCOUNT', math.max(0, entry[4] - 1), 'JUSTID')
+			end
+			return #pending
+			""", Long.class);
+
 	private final @Nullable FailClosedCircuits circuits;
 
 	private final @Nullable FailClosedCircuit circuit;
@@ -155,12 +168,28 @@ final class StreamFailClosed {
 	/**
 	 * Pauses the listener after a read failed on the infrastructure, waits until it answers, and
 	 * resumes it unless a delivery is still held (that delivery resumes it when it gets through).
+	 * A read cut off by the outage may have run in Redis and lost its reply: the entries it took
+	 * are pending in the consumer, one delivery counted, but never reached the listener. Their
+	 * counter is set back by one (the entries after the last one the consumer delivered) and the
+	 * recovery claims them after min-idle.
+	 * @param consumer the consumer whose read failed
+	 * @param lastDelivered the id of the last entry the consumer's subscription delivered
 	 * @param failure the read's failure
 	 */
-	void readFailed(Throwable failure) {
+	void readFailed(String consumer, String lastDelivered, Throwable failure) {
 		FailClosedCircuit circuit = requireCircuit();
 		circuit.open(failure);
-		if (awaitRecovery(circuit) && this.held.get() == 0) {
+		if (!awaitRecovery(circuit)) {
+			return;
+		}
+		try {
+			this.redis.execute(FORGIVE_LOST_READ, List.of(this.binding.stream()), this.binding.group(), consumer,
+					lastDelivered);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not set back the delivery counters of a read cut off by the outage", ex);
+		}
+		if (this.held.get() == 0) {
 			circuit.close();
 		}
 	}

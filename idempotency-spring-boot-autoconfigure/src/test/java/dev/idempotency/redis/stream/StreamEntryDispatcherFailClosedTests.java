@@ -179,7 +179,7 @@ class StreamEntryDispatcherFailClosedTests {
 	void readFailureOnTheInfrastructurePausesUntilRedisAnswersThenResumes() {
 		this.redisDownPings.set(2);
 		StreamFailClosed failClosed = new StreamFailClosed(this.circuits, this.redis, BINDING, CONSUMERS, this.running::get);
-		failClosed.readFailed(new RedisConnectionFailureException("Redis down"));
+		failClosed.readFailed("consumer-1", "0-0", new RedisConnectionFailureException("Redis down"));
 		assertThat(failClosed.isOpen()).isFalse();
 		assertThat(this.events).containsExactly("paused orders/points", "resumed orders/points");
 		assertThat(failClosed.pausesOn(new RedisConnectionFailureException("down"))).isTrue();

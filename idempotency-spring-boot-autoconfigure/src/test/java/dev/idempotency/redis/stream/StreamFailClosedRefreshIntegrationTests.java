@@ -69,6 +69,26 @@ class StreamFailClosedRefreshIntegrationTests {
 		assertThat(pending.get(4).getElapsedTimeSinceLastDelivery()).isGreaterThanOrEqualTo(Duration.ofMillis(2000));
 	}
 
+	@Test
+	void aReadCutOffByTheOutageIsNotCountedForTheEntriesAfterTheLastDelivered() {
+		String delivered = add(this.redis, this.stream, "delivered");
+		add(this.redis, this.stream, "lost-1");
+		add(this.redis, this.stream, "lost-2");
+		// The consumer delivered the first entry (it failed and waits for its retry); the read of the
+		// next two ran in Redis but its reply was lost.
+		read("consumer-1", 1);
+		read("consumer-1", 2);
+		Long forgiven = this.redis.execute(StreamFailClosed.FORGIVE_LOST_READ, List.of(this.stream), this.stream,
+				"consumer-1", delivered);
+		assertThat(forgiven).isEqualTo(2);
+		List<PendingMessage> pending = this.redis.opsForStream()
+			.pending(this.stream, this.stream, Range.unbounded(), 10)
+			.toList();
+		assertThat(pending).extracting(PendingMessage::getTotalDeliveryCount).containsExactly(1L, 0L, 0L);
+		assertThat(pending).extracting(PendingMessage::getConsumerName)
+			.containsOnly("consumer-1");
+	}
+
 	private void read(String consumer, int count) {
 		this.redis.opsForStream()
 			.read(Consumer.from(this.stream, consumer), StreamReadOptions.empty().count(count),
