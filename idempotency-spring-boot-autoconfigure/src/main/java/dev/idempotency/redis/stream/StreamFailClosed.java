@@ -213,9 +213,6 @@ final class StreamFailClosed {
 	private @Nullable RuntimeException pingStreamAndRefresh() {
 		try {
 			this.redis.execute((RedisCallback<String>) RedisConnection::ping);
-			// While the circuit is still open: Redis may have been down for longer than min-idle.
-			refreshPending();
-			return null;
 		}
 		catch (RuntimeException ex) {
 			if (logger.isDebugEnabled()) {
@@ -223,6 +220,15 @@ final class StreamFailClosed {
 			}
 			return ex;
 		}
+		try {
+			// While the circuit is still open: Redis may have been down for longer than min-idle.
+			refreshPending();
+		}
+		catch (RuntimeException ex) {
+			// For example NOGROUP after a restart that lost the group: the next read recreates it.
+			logger.debug("Could not refresh the pending entries of stream '" + this.binding.stream() + "'", ex);
+		}
+		return null;
 	}
 
 	/**
