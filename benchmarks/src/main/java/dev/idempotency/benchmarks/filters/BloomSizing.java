@@ -49,9 +49,10 @@ final class BloomSizing {
 				in %.1f s, it answered "might contain" for %,d of %,d keys it never saw: a measured \
 				false-positive rate of %.3f%% (expected %.3f%% from Guava). The starter's filter keeps two \
 				generations, so its `idempotency.filter.memory` gauge for these settings reads %,d bytes \
-				(%.2f MB): the 12 MB aim holds per generation (**%s**), and a filter that must remember 10 \
-				million keys at once needs `expected-insertions` of 10 million, so 24 MB in all, or 5 million \
-				per generation (2 × 6 MB) if it may forget keys older than one to two generations.""",
+				(%.2f MB): the 12 MB aim holds per generation (**%s**). To remember 10 million keys at all \
+				times takes `expected-insertions` of 10 million, 24 MB in all; 12 MB in all is `expected-insertions` \
+				of 5 million (2 × 6 MB), which remembers the last 5 to 10 million keys, at up to about 2%% false \
+				positives when both generations are full.""",
 				generation, generation / 1e6, serialized, serialized / 1e6, fillSeconds, falsePositives, PROBES,
 				100.0 * falsePositives / PROBES, 100 * filter.expectedFpp(), twoGenerations, twoGenerations / 1e6,
 				met ? "met" : "not met");
