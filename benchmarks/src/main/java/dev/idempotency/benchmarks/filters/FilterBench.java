@@ -129,7 +129,8 @@ public final class FilterBench {
 				+ "\n\nPre-load (not timed, 4 threads): " + String.join("; ", preloads) + ".\n\n"
 				+ FilterReport.table(measured) + "\n" + FilterReport.memory(memory) + "\n"
 				+ (rebuilds.isEmpty() ? "" : "Rebuilds at restart:\n\n" + FilterReport.rebuilds(rebuilds) + "\n")
-				+ "Aims of issue 15 (medians):\n\n" + FilterReport.aims(measured) + "\n" + sizing + "\n\nRounds:\n\n- "
+				+ "Aims of issue 15 (medians):\n\n" + FilterReport.aims(measured) + "\n"
+				+ FilterReport.stormBounds(measured, stormKeys, normalMessages) + "\n" + sizing + "\n\nRounds:\n\n- "
 				+ String.join("\n- ", verdicts) + "\n";
 		HarnessReport.publish("filters", report);
 		if (wrong) {
