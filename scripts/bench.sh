@@ -35,7 +35,7 @@
 #                                            workload through @Idempotent (JDBC store), filters off (none) against bloom,
 #                                            redis-recent, bloom+redis-recent, bitmap+redis-recent, with 1 and 4 consumers;
 #                                            then the local filters restarted and rebuilt from the table; and the size of
-#                                            a Bloom filter for 10 million keys (~15 min short). Options: --mode short|full
+#                                            a Bloom filter for 10 million keys (~35 min short on a busy 2-core machine). Options: --mode short|full
 #                                            (20,000 or 100,000 replayed keys) --storm N --normal N --rounds N --warmup N
 #                                            --concurrency 1,4 --variants none,bloom,... --restart false --bloom-sizing false
 #                                            --pool-size N (default: Spring Boot's pool of 10)
