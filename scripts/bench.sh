@@ -30,6 +30,15 @@
 #                                            hand-written insert-or-ignore, with 1 and 4 consumers (~5 min).
 #                                            Options: --messages N --rounds N --warmup N --concurrency 1,4
 #                                            --variants hand-record,starter-record,hand-batch,starter-batch
+#   scripts/bench.sh --suite filters         issue 15: duplicate filters on PostgreSQL + Redis: a replay storm (keys already
+#                                            processed, re-delivered with 10% new ones) and the normal 10%-duplicates
+#                                            workload through @Idempotent (JDBC store), filters off (none) against bloom,
+#                                            redis-recent, bloom+redis-recent, bitmap+redis-recent, with 1 and 4 consumers;
+#                                            then the local filters restarted and rebuilt from the table; and the size of
+#                                            a Bloom filter for 10 million keys (~35 min short on a busy 2-core machine). Options: --mode short|full
+#                                            (20,000 or 100,000 replayed keys) --storm N --normal N --rounds N --warmup N
+#                                            --concurrency 1,4 --variants none,bloom,... --restart false --bloom-sizing false
+#                                            --pool-size N (default: Spring Boot's pool of 10)
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -58,7 +67,8 @@ if [[ "${1:-}" == --suite ]]; then
 		streams) main=dev.idempotency.benchmarks.stream.StreamBench ;;
 		outbox) main=dev.idempotency.benchmarks.outbox.OutboxBench ;;
 		kafka) main=dev.idempotency.benchmarks.kafka.KafkaBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox or kafka" >&2; exit 2 ;;
+		filters) main=dev.idempotency.benchmarks.filters.FilterBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka or filters" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2
