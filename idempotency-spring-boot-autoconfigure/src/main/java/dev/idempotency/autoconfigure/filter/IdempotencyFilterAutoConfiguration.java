@@ -36,6 +36,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The duplicate filter chain ({@code idempotency.filter.*}), off by default: the layers that
@@ -68,7 +69,9 @@ public final class IdempotencyFilterAutoConfiguration {
 			}
 			layers.add(filter);
 		}
-		return new DuplicateFilterChain(layers, properties.getNamespaces(), () -> listeners.orderedStream().toList());
+		// Looked up once, at the first answer: the chain tells the listeners of every answer.
+		return new DuplicateFilterChain(layers, properties.getNamespaces(),
+				SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	@Bean
