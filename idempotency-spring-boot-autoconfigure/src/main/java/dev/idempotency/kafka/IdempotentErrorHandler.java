@@ -1,9 +1,13 @@
 package dev.idempotency.kafka;
 
+import java.util.List;
+
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotentBatchFailedException;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.support.FailClosedCircuits;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +17,7 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ListenerUtils;
 import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.listener.SeekUtils;
 import org.springframework.util.backoff.BackOff;
 
 /**
@@ -30,16 +35,59 @@ import org.springframework.util.backoff.BackOff;
  * and, after the last attempt, each of its records recovered.</li>
  * <li>A key in progress elsewhere ({@link IdempotencyInProgressException}): the batch is sought back
  * and delivered again after an {@link InProgressBackOff} step, without counting an attempt.</li>
+ * <li>With fail-closed on (a {@link FailClosedCircuits}), an infrastructure failure of a record or
+ * a batch: the records are sought back to their first offsets, the listener's circuit opens and
+ * the consumer thread waits for the stores ({@link FailClosedPause}), then a
+ * {@code KafkaException} at DEBUG level keeps the container from committing. No attempt is counted
+ * and nothing is recovered, however long the outage lasts.</li>
  * </ul>
- * Record listeners are handled as by {@code DefaultErrorHandler}, with the back-off function that
- * {@link KafkaErrorHandlers} sets.
+ * Record listeners are otherwise handled as by {@code DefaultErrorHandler}, with the back-off
+ * function that {@link KafkaErrorHandlers} sets.
  *
  * @since 0.1.0
  */
 public class IdempotentErrorHandler extends DefaultErrorHandler {
 
+	private final @Nullable FailClosedPause failClosed;
+
 	public IdempotentErrorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff) {
+		this(recoverer, backOff, null);
+	}
+
+	/**
+	 * Creates the error handler.
+	 * @param recoverer where records go after the last attempt
+	 * @param backOff the back-off between attempts
+	 * @param circuits the fail-closed circuits, or {@code null} to treat infrastructure failures as
+	 * any other (fail-closed off)
+	 * @since 0.2.0
+	 */
+	public IdempotentErrorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff,
+			@Nullable FailClosedCircuits circuits) {
 		super(recoverer, backOff);
+		this.failClosed = (circuits != null) ? new FailClosedPause(circuits) : null;
+	}
+
+	@Override
+	public boolean handleOne(Exception thrownException, ConsumerRecord<?, ?> record, Consumer<?, ?> consumer,
+			MessageListenerContainer container) {
+		if (pauses(thrownException)) {
+			awaitRecovery(thrownException, container);
+			// Not recovered: the container delivers the record again.
+			return false;
+		}
+		return super.handleOne(thrownException, record, consumer, container);
+	}
+
+	@Override
+	public void handleRemaining(Exception thrownException, List<ConsumerRecord<?, ?>> records,
+			Consumer<?, ?> consumer, MessageListenerContainer container) {
+		if (pauses(thrownException)) {
+			SeekUtils.doSeeksToBegin(records, consumer, this.logger);
+			awaitRecovery(thrownException, container);
+			throw redeliveredAfterOutage(thrownException);
+		}
+		super.handleRemaining(thrownException, records, consumer, container);
 	}
 
 	@Override
@@ -47,9 +95,45 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 			MessageListenerContainer container, Runnable invokeListener) {
 		IdempotencyInProgressException inProgress = find(thrownException, IdempotencyInProgressException.class);
 		if (inProgress != null) {
+			FailClosedPause.deliveryGotThrough();
 			redeliverLater(data, consumer, container, inProgress);
 		}
+		if (pauses(thrownException)) {
+			seekToFirstRecords(data, consumer);
+			awaitRecovery(thrownException, container);
+			throw redeliveredAfterOutage(thrownException);
+		}
 		super.handleBatch(translate(thrownException), data, consumer, container, invokeListener);
+	}
+
+	/**
+	 * Whether a failure pauses the listener; any other failure got through to the infrastructure
+	 * and closes the circuit this consumer thread opened.
+	 */
+	private boolean pauses(Exception thrownException) {
+		if (this.failClosed == null) {
+			return false;
+		}
+		if (this.failClosed.pauses(thrownException)) {
+			return true;
+		}
+		FailClosedPause.deliveryGotThrough();
+		return false;
+	}
+
+	private void awaitRecovery(Exception thrownException, MessageListenerContainer container) {
+		if (this.failClosed != null) {
+			this.failClosed.awaitRecovery(thrownException, container);
+		}
+	}
+
+	private static KafkaException redeliveredAfterOutage(Exception thrownException) {
+		return new KafkaException("Redelivered when the infrastructure answers again (fail-closed)",
+				KafkaException.Level.DEBUG, thrownException);
+	}
+
+	private static void seekToFirstRecords(ConsumerRecords<?, ?> data, Consumer<?, ?> consumer) {
+		data.partitions().forEach((partition) -> consumer.seek(partition, data.records(partition).get(0).offset()));
 	}
 
 	/**
@@ -59,7 +143,7 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 	 */
 	private static void redeliverLater(ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
 			MessageListenerContainer container, IdempotencyInProgressException inProgress) {
-		data.partitions().forEach((partition) -> consumer.seek(partition, data.records(partition).get(0).offset()));
+		seekToFirstRecords(data, consumer);
 		try {
 			ListenerUtils.stoppableSleep(container, InProgressBackOff.interval(inProgress.getLease()).toMillis());
 		}

@@ -42,6 +42,8 @@ public class KafkaBatchDeliveryContextInterceptor implements BatchInterceptor<Ob
 	@Override
 	public void success(ConsumerRecords<Object, Object> records, Consumer<Object, Object> consumer) {
 		DeliveryContextHolder.clear();
+		// The batch got through: resumes the listener if this consumer paused it (fail-closed).
+		FailClosedPause.deliveryGotThrough();
 	}
 
 	@Override

@@ -32,6 +32,12 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 	}
 
 	@Override
+	public void success(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer) {
+		// The record got through: resumes the listener if this consumer paused it (fail-closed).
+		FailClosedPause.deliveryGotThrough();
+	}
+
+	@Override
 	public void afterRecord(ConsumerRecord<Object, Object> record, Consumer<Object, Object> consumer) {
 		DeliveryContextHolder.clear();
 	}

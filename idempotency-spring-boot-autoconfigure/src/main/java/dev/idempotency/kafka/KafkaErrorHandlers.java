@@ -3,6 +3,8 @@ package dev.idempotency.kafka;
 import java.time.Duration;
 
 import dev.idempotency.core.NonRetryableIdempotencyException;
+import dev.idempotency.support.FailClosedCircuits;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -14,7 +16,9 @@ import org.springframework.kafka.support.ExponentialBackOffWithMaxRetries;
  * ({@code NonRetryableIdempotencyException}: a missing key, a key expression that fails,
  * {@code onDuplicate = THROW}; and the deserialization and conversion errors spring-kafka already
  * classifies) go to the recoverer at once. A key in progress elsewhere is retried with the
- * {@link InProgressBackOff} for as long as it stays in progress, never recovered.
+ * {@link InProgressBackOff} for as long as it stays in progress, never recovered. With fail-closed
+ * on, an infrastructure failure pauses the listener until the stores answer again, without
+ * counting an attempt (see {@link IdempotentErrorHandler}).
  *
  * @since 0.1.0
  */
@@ -34,6 +38,23 @@ public final class KafkaErrorHandlers {
 	 */
 	public static DefaultErrorHandler retryThenRecover(ConsumerRecordRecoverer recoverer, int maxAttempts,
 			Duration initialInterval, double multiplier, Duration maxInterval) {
+		return retryThenRecover(recoverer, maxAttempts, initialInterval, multiplier, maxInterval, null);
+	}
+
+	/**
+	 * Creates the error handler, fail-closed when {@code circuits} is given.
+	 * @param recoverer where records go after the last attempt
+	 * @param maxAttempts deliveries of a record before it is recovered, at least 1
+	 * @param initialInterval back-off before the second attempt
+	 * @param multiplier back-off growth per attempt
+	 * @param maxInterval longest back-off
+	 * @param circuits pause on infrastructure failures instead of counting them, or {@code null}
+	 * for the behaviour without fail-closed (an infrastructure failure is an attempt like any other)
+	 * @return the error handler
+	 * @since 0.2.0
+	 */
+	public static DefaultErrorHandler retryThenRecover(ConsumerRecordRecoverer recoverer, int maxAttempts,
+			Duration initialInterval, double multiplier, Duration maxInterval, @Nullable FailClosedCircuits circuits) {
 		if (maxAttempts < 1) {
 			throw new IllegalArgumentException("maxAttempts must be at least 1");
 		}
@@ -41,7 +62,7 @@ public final class KafkaErrorHandlers {
 		backOff.setInitialInterval(initialInterval.toMillis());
 		backOff.setMultiplier(multiplier);
 		backOff.setMaxInterval(maxInterval.toMillis());
-		DefaultErrorHandler handler = new IdempotentErrorHandler(recoverer, backOff);
+		DefaultErrorHandler handler = new IdempotentErrorHandler(recoverer, backOff, circuits);
 		// In MANUAL_IMMEDIATE the container would only queue a recovered record's offset, and nothing
 		// commits it until a later record of the partition is acknowledged: the dead letter would be
 		// redelivered (and dead-lettered again) after a crash or a rebalance.

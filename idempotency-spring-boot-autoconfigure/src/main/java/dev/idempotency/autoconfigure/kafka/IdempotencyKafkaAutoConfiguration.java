@@ -7,6 +7,7 @@ import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaErrorHandlers;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
 import dev.idempotency.kafka.SharedTopicNamespaceVerifier;
+import dev.idempotency.support.FailClosedCircuits;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -28,7 +29,8 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 /**
  * Kafka adapter: the delivery context on every listener container factory, acknowledgement of
  * manual-ack listeners after commit, and (unless the application defines its own
- * {@code CommonErrorHandler}) retries with back-off, then a dead-letter topic; at start-up, the
+ * {@code CommonErrorHandler}) retries with back-off, then a dead-letter topic, pausing instead on
+ * infrastructure failures while fail-closed is on; at start-up, the
  * dedup retention of {@code @Idempotent} listeners is checked against their topics' retention.
  *
  * @since 0.1.0
@@ -60,12 +62,13 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@ConditionalOnMissingBean(CommonErrorHandler.class)
 	@ConditionalOnBean(KafkaOperations.class)
 	DefaultErrorHandler idempotencyKafkaErrorHandler(KafkaOperations<?, ?> kafkaOperations,
-			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners) {
+			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners,
+			ObjectProvider<FailClosedCircuits> failClosed) {
 		IdempotencyKafkaProperties.Retry retry = properties.getRetry();
 		DeadLetterRecoverer recoverer = new DeadLetterRecoverer(kafkaOperations,
 				properties.getDeadLetter().getSuffix(), () -> listeners.orderedStream().toList());
 		return KafkaErrorHandlers.retryThenRecover(recoverer, retry.getMaxAttempts(), retry.getInitialInterval(),
-				retry.getMultiplier(), retry.getMaxInterval());
+				retry.getMultiplier(), retry.getMaxInterval(), failClosed.getIfAvailable());
 	}
 
 	@Bean
