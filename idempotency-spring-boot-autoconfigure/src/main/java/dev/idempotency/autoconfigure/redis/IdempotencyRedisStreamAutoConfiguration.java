@@ -7,6 +7,7 @@ import dev.idempotency.redis.stream.RedisStreamListenerAnnotationBeanPostProcess
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import dev.idempotency.redis.stream.RedisStreamPayloadConverter;
 import dev.idempotency.redis.stream.RedisStreamSettings;
+import dev.idempotency.support.FailClosedCircuits;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,7 +26,9 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer;
  * Redis Stream adapter: {@code @RedisStreamListener} methods read their consumer group through
  * spring-data-redis' {@code StreamMessageListenerContainer}, are acknowledged after commit (or, with
  * a Redis idempotency store on the same Redis, in the script that completes the key), and have
- * their pending entries claimed, retried and dead-lettered.
+ * their pending entries claimed, retried and dead-lettered. With fail-closed on (the
+ * {@link FailClosedCircuits} bean), an infrastructure failure pauses a listener instead of counting
+ * a delivery.
  *
  * @since 0.1.0
  */
@@ -50,13 +53,13 @@ public final class IdempotencyRedisStreamAutoConfiguration {
 	RedisStreamListenerRegistry redisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
 			RedisConnectionFactory connectionFactory, IdempotencyRedisStreamProperties properties,
 			ObjectProvider<RedisStreamPayloadConverter> payloadConverter,
-			ObjectProvider<DeliveryListener> listeners) {
+			ObjectProvider<DeliveryListener> listeners, ObjectProvider<FailClosedCircuits> circuits) {
 		RedisStreamSettings settings = new RedisStreamSettings(properties.getConcurrency(), properties.getBatchSize(),
 				properties.getPollTimeout(), properties.getMinIdle(), properties.getClaimInterval(),
 				properties.getMaxDeliveries(), properties.getDeadLetter().getSuffix(),
 				properties.getRecoveryBackOff(), properties.getPayloadField());
 		return new RedisStreamListenerRegistry(endpoints, connectionFactory, settings,
-				payloadConverter.getIfAvailable(), () -> listeners.orderedStream().toList());
+				payloadConverter.getIfAvailable(), () -> listeners.orderedStream().toList(), circuits.getIfAvailable());
 	}
 
 	/** JSON payloads with Jackson, when it is on the class path. */

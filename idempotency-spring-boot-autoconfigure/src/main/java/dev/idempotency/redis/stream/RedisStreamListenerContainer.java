@@ -1,15 +1,14 @@
 package dev.idempotency.redis.stream;
 
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.support.DaemonSchedulers;
+import dev.idempotency.support.FailClosedCircuits;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -43,10 +42,16 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer.Stre
  * longer than min-idle are claimed (XAUTOCLAIM) and delivered again; entries delivered more than
  * max-deliveries times are written to the dead-letter stream and then acknowledged; entries
  * trimmed from the stream are acknowledged and counted.</li>
+ * <li>With {@link FailClosedCircuits} (fail-closed on), a delivery or read that fails on the
+ * infrastructure pauses the listener (circuit {@code <stream>/<group>}): the entry is held and
+ * retried in place once the stores and Redis answer, never counted as a delivery nor
+ * dead-lettered, and the recovery claims nothing while the circuit is open
+ * ({@link StreamFailClosed}).</li>
  * </ul>
  * This class owns the lifecycle: threads, start and stop, the recovery schedule. The work is done by
  * its collaborators, which share one {@link StreamBinding}; every entry, however it was read, takes
- * one way: a subscription ({@link StreamConsumers}) or {@link PendingEntryRecovery} →
+ * one way: a subscription ({@link StreamConsumers}) or {@link PendingEntryRecovery} (run by
+ * {@link StreamRecoveryRun}) →
  * {@link StreamEntryDispatcher} ({@link StreamArgumentResolver}, {@link RedisStreamDeliveryContext},
  * the method, XACK) → on failure {@link StreamFailurePolicy} → {@link DeadLetterStream}.
  * {@link ConsumerGroups} creates and recreates the group.
@@ -86,7 +91,9 @@ public class RedisStreamListenerContainer {
 
 	private final StreamConsumers consumers;
 
-	private final AtomicInteger activeTasks = new AtomicInteger();
+	private final StreamRecoveryRun recoveryRun;
+
+	private final CountingExecutor tasks;
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -108,21 +115,48 @@ public class RedisStreamListenerContainer {
 	public RedisStreamListenerContainer(RedisStreamListenerEndpoint endpoint, RedisStreamSettings settings,
 			RedisConnectionFactory connectionFactory, @Nullable RedisStreamPayloadConverter payloadConverter,
 			Supplier<List<DeliveryListener>> listeners) {
+		this(endpoint, settings, connectionFactory, payloadConverter, listeners, null);
+	}
+
+	/**
+	 * Creates a container; {@link #start()} starts it.
+	 * @param endpoint the listener method
+	 * @param settings reading, recovery and dead-letter settings
+	 * @param connectionFactory the Redis to read from (and, in redis-atomic mode, of the store)
+	 * @param payloadConverter converts payloads to parameter types other than records and strings, or
+	 * {@code null} when none is available
+	 * @param listeners told about dead letters, claims, trimmed entries and group recreations
+	 * @param circuits pause the listener on infrastructure failures, or {@code null} for fail-closed
+	 * off (every failure counts towards max-deliveries)
+	 * @since 0.2.0
+	 */
+	public RedisStreamListenerContainer(RedisStreamListenerEndpoint endpoint, RedisStreamSettings settings,
+			RedisConnectionFactory connectionFactory, @Nullable RedisStreamPayloadConverter payloadConverter,
+			Supplier<List<DeliveryListener>> listeners, @Nullable FailClosedCircuits circuits) {
 		this.endpoint = endpoint;
 		this.settings = settings;
 		this.connectionFactory = connectionFactory;
 		this.binding = new StreamBinding(endpoint.stream(), endpoint.group(), listeners);
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
+		StreamFailClosed failClosed = new StreamFailClosed(circuits, redis, this.binding, this::isRunning);
+		this.tasks = new CountingExecutor(new SimpleAsyncTaskExecutor("redis-stream-" + endpoint.id() + "-"));
 		this.groups = new ConsumerGroups(redis, this.binding);
 		StreamFailurePolicy failures = new StreamFailurePolicy(redis, this.binding,
 				new DeadLetterStream(redis, this.binding, settings.deadLetterSuffix()), settings);
 		StreamEntryDispatcher dispatcher = new StreamEntryDispatcher(redis, this.binding, endpoint,
-				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures);
+				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures,
+				failClosed);
 		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this::isRunning);
 		int concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency() : settings.concurrency();
 		String base = (endpoint.consumer() != null) ? endpoint.consumer() : ConsumerNames.unique();
 		this.consumers = new StreamConsumers(StreamConsumers.names(base, concurrency), this.binding, settings,
-				this.groups, dispatcher, this::isRunning);
+				this.groups, dispatcher, failClosed, this::isRunning);
+		this.recoveryRun = new StreamRecoveryRun(this.binding, settings, this.consumers, this.pending, failClosed,
+				() -> {
+					synchronized (this.lifecycleMonitor) {
+						this.consumers.resubscribeEnded(this.container);
+					}
+				}, this::isRunning);
 	}
 
 	public RedisStreamListenerEndpoint getEndpoint() {
@@ -159,49 +193,32 @@ public class RedisStreamListenerContainer {
 				return;
 			}
 			this.running = true;
-			SimpleAsyncTaskExecutor threads = new SimpleAsyncTaskExecutor("redis-stream-" + this.endpoint.id() + "-");
-			Executor counted = (task) -> {
-				this.activeTasks.incrementAndGet();
-				try {
-					threads.execute(() -> {
-						try {
-							task.run();
-						}
-						finally {
-							this.activeTasks.decrementAndGet();
-						}
-					});
-				}
-				catch (RuntimeException ex) {
-					this.activeTasks.decrementAndGet();
-					throw ex;
-				}
-			};
 			StreamMessageListenerContainerOptions<String, MapRecord<String, String, String>> options = StreamMessageListenerContainerOptions
 				.builder()
 				.serializer(StringRedisSerializer.UTF_8)
 				.batchSize(this.settings.batchSize())
 				.pollTimeout(this.settings.pollTimeout())
-				.executor(counted)
+				.executor(this.tasks)
 				.build();
 			StreamMessageListenerContainer<String, MapRecord<String, String, String>> container = StreamMessageListenerContainer
 				.create(this.connectionFactory, options);
 			container.start();
 			this.container = container;
 			for (StreamConsumers.Member consumer : this.consumers.members()) {
-				counted.execute(() -> startConsumer(container, consumer));
+				this.tasks.execute(() -> startConsumer(container, consumer));
 			}
 			ScheduledExecutorService recovery = DaemonSchedulers
 				.singleThread("redis-stream-recovery-" + this.endpoint.id());
 			long interval = this.settings.claimInterval().toMillis();
-			recovery.scheduleWithFixedDelay(this::recover, interval, interval, TimeUnit.MILLISECONDS);
+			recovery.scheduleWithFixedDelay(this.recoveryRun, interval, interval, TimeUnit.MILLISECONDS);
 			this.recovery = recovery;
 		}
 	}
 
 	/**
 	 * Stops reading and claiming, and waits (at most the poll timeout and a few seconds) for the
-	 * deliveries in progress to finish. Entries read but not processed stay pending.
+	 * deliveries in progress to finish. Entries read but not processed stay pending, as do entries
+	 * held through an outage (their delivery counter set back).
 	 */
 	public void stop() {
 		ScheduledExecutorService recovery;
@@ -220,7 +237,7 @@ public class RedisStreamListenerContainer {
 		}
 		long deadline = System.nanoTime() + this.settings.pollTimeout().plusSeconds(5).toNanos();
 		try {
-			while (this.activeTasks.get() > 0 && System.nanoTime() < deadline) {
+			while (this.tasks.active() > 0 && System.nanoTime() < deadline) {
 				Thread.sleep(10);
 			}
 			if (recovery != null) {
@@ -259,43 +276,6 @@ public class RedisStreamListenerContainer {
 			}
 		}
 		this.consumers.report();
-	}
-
-	/** One recovery run: subscriptions, pending gauges, claims. */
-	void recover() {
-		if (!this.running) {
-			return;
-		}
-		try {
-			synchronized (this.lifecycleMonitor) {
-				this.consumers.resubscribeEnded(this.container);
-			}
-			this.consumers.report();
-			this.pending.measurePending();
-			// Not while a consumer still reads its own pending entries: a claim would take the same
-			// entries (idle since the previous incarnation died), deliver them a second time on this
-			// thread, and count a delivery that never failed.
-			if (this.consumers.allReadOwnPending()) {
-				this.pending.claimIdleEntries(this.consumers.claimer());
-			}
-		}
-		catch (RuntimeException ex) {
-			String stream = this.binding.stream();
-			if (ConsumerGroups.isMissingGroup(ex)) {
-				// Not created yet (start-up) or lost: the consumers' reads create or recreate it.
-				logger.debug("Recovery of stream '" + stream + "' skipped: its group does not exist (yet)");
-			}
-			else if (this.consumers.anyFailing()) {
-				logger.debug("Recovery of stream '" + stream + "' failed while its consumers cannot read", ex);
-			}
-			else {
-				logger.warn("Recovery of pending entries of stream '" + stream + "' failed; retrying in "
-						+ this.settings.claimInterval(), ex);
-			}
-		}
-		catch (Error ex) {
-			logger.error("Recovery of stream '" + this.binding.stream() + "' failed", ex);
-		}
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.support.FailClosedCircuits;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
@@ -35,6 +36,8 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 
 	private final Supplier<List<DeliveryListener>> listeners;
 
+	private final @Nullable FailClosedCircuits circuits;
+
 	private final Map<String, RedisStreamListenerContainer> containers = new LinkedHashMap<>();
 
 	private volatile boolean running;
@@ -51,11 +54,30 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 	public RedisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
 			RedisConnectionFactory connectionFactory, RedisStreamSettings settings,
 			@Nullable RedisStreamPayloadConverter payloadConverter, Supplier<List<DeliveryListener>> listeners) {
+		this(endpoints, connectionFactory, settings, payloadConverter, listeners, null);
+	}
+
+	/**
+	 * Creates a registry whose listeners fail closed.
+	 * @param endpoints finds the listener methods
+	 * @param connectionFactory the Redis of the streams (and of the idempotency store in
+	 * redis-atomic mode)
+	 * @param settings reading, recovery and dead-letter settings
+	 * @param payloadConverter converts JSON payloads, or {@code null}
+	 * @param listeners told about dead letters, claims, trimmed entries, group recreations and gauges
+	 * @param circuits pause a listener on infrastructure failures, or {@code null} for fail-closed off
+	 * @since 0.2.0
+	 */
+	public RedisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
+			RedisConnectionFactory connectionFactory, RedisStreamSettings settings,
+			@Nullable RedisStreamPayloadConverter payloadConverter, Supplier<List<DeliveryListener>> listeners,
+			@Nullable FailClosedCircuits circuits) {
 		this.endpoints = endpoints;
 		this.connectionFactory = connectionFactory;
 		this.settings = settings;
 		this.payloadConverter = payloadConverter;
 		this.listeners = listeners;
+		this.circuits = circuits;
 	}
 
 	@Override
@@ -64,7 +86,7 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 			for (RedisStreamListenerEndpoint endpoint : this.endpoints.getEndpoints()) {
 				if (!this.containers.containsKey(endpoint.id())) {
 					this.containers.put(endpoint.id(), new RedisStreamListenerContainer(endpoint, this.settings,
-							this.connectionFactory, this.payloadConverter, this.listeners));
+							this.connectionFactory, this.payloadConverter, this.listeners, this.circuits));
 				}
 				else if (this.containers.get(endpoint.id()).getEndpoint() != endpoint) {
 					throw new IllegalStateException("Two @RedisStreamListener methods have the id '" + endpoint.id() + "'");

@@ -19,7 +19,8 @@ import org.springframework.data.redis.stream.Subscription;
 /**
  * The consumers of one listener container and the health of their subscriptions: subscribes each
  * consumer (new entries go to the {@link StreamEntryDispatcher}), handles read errors without ever
- * cancelling (pause, recreate a missing group), subscribes again when a subscription ended, and tells
+ * cancelling (pause, recreate a missing group; with fail-closed on, a read that failed on the
+ * infrastructure pauses the listener until Redis and the stores answer), subscribes again when a subscription ended, and tells
  * the listeners how many subscriptions read without error whenever that number changes.
  * <p>
  * The container calls {@link #subscribe} and {@link #resubscribeEnded} under its lifecycle lock, with
@@ -38,6 +39,8 @@ final class StreamConsumers {
 
 	private final StreamEntryDispatcher dispatcher;
 
+	private final StreamFailClosed failClosed;
+
 	private final BooleanSupplier running;
 
 	private final List<Member> members;
@@ -51,14 +54,16 @@ final class StreamConsumers {
 	 * @param settings poll timeout and recovery back-off
 	 * @param groups recreates the group when a read finds it missing
 	 * @param dispatcher delivers the entries read
+	 * @param failClosed pauses the listener while reads fail on the infrastructure
 	 * @param running whether the container runs; errors while it does not are ignored
 	 */
 	StreamConsumers(List<String> names, StreamBinding binding, RedisStreamSettings settings, ConsumerGroups groups,
-			StreamEntryDispatcher dispatcher, BooleanSupplier running) {
+			StreamEntryDispatcher dispatcher, StreamFailClosed failClosed, BooleanSupplier running) {
 		this.binding = binding;
 		this.settings = settings;
 		this.groups = groups;
 		this.dispatcher = dispatcher;
+		this.failClosed = failClosed;
 		this.running = running;
 		List<Member> members = new ArrayList<>(names.size());
 		for (String name : names) {
@@ -218,6 +223,13 @@ final class StreamConsumers {
 			catch (RuntimeException recreation) {
 				logger.warn("Could not recreate consumer group '" + group + "' of stream '" + stream + "'", recreation);
 			}
+		}
+		else if (this.failClosed.pausesOn(ex)) {
+			// The circuit logs the pause once and probes at its own interval: no back-off here.
+			logger.debug("Reading stream '" + stream + "' as consumer '" + member.name + "' failed", ex);
+			this.failClosed.readFailed(member.name, ex);
+			member.lastErrorAt = System.nanoTime();
+			return;
 		}
 		else if (first) {
 			logger.warn("Reading stream '" + stream + "' as consumer '" + member.name + "' of group '" + group

@@ -28,7 +28,11 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * counter is set back, so that waiting for another consumer's lease never dead-letters it.</li>
  * <li>Delivered more than max-deliveries times already (its last attempt failed in another consumer
  * or crashed): dead-lettered without another attempt, with the last failure seen here if any.</li>
+ * <li>Held through an outage until the container stopped ({@link #abandoned}): stays pending and its
+ * delivery counter is set back, as for an entry in progress elsewhere.</li>
  * </ul>
+ * Infrastructure failures never reach this policy while fail-closed is on: the
+ * {@link StreamEntryDispatcher} holds those entries instead.
  * A dead letter that cannot be written is logged and the entry stays pending. No method throws.
  */
 final class StreamFailurePolicy {
@@ -143,6 +147,21 @@ final class StreamFailurePolicy {
 		logger.warn("Entry " + id + " of stream '" + this.binding.stream() + "' failed (delivery " + deliveryCount
 				+ " of " + this.maxDeliveries + "); it stays pending and is delivered again after " + this.minIdle
 				+ ": " + NestedExceptionUtils.getMostSpecificCause(ex));
+	}
+
+	/**
+	 * Leaves an entry pending that was held through an outage when the container stopped: the
+	 * outage was no delivery, so its counter is set back (if Redis answers) before a later read or
+	 * claim counts one.
+	 * @param record the entry
+	 * @param consumer the consumer that holds it
+	 * @param deliveryCount how often it had been delivered, the held delivery included
+	 */
+	void abandoned(MapRecord<String, String, String> record, String consumer, long deliveryCount) {
+		String id = record.getId().getValue();
+		logger.info("Entry " + id + " of stream '" + this.binding.stream() + "' was held through an outage until "
+				+ "the container stopped; it stays pending and is delivered again later");
+		resetDeliveryCount(id, consumer, deliveryCount);
 	}
 
 	private void resetDeliveryCount(String id, String consumer, long deliveryCount) {
