@@ -130,7 +130,7 @@ class KafkaOutageIntegrationTests {
 		Map<String, ChildConsumer> slots = new LinkedHashMap<>();
 		for (int i = 0; i < ackModes.size(); i++) {
 			String slot = String.valueOf((char) ('a' + i));
-			slots.put(slot, start(run, topic, group, slot + "1", ackModes.get(i)));
+			slots.put(slot, start(run, topic, group, name + "-" + slot + "1", ackModes.get(i)));
 		}
 		slots.values().forEach((child) -> child.awaitAssigned(READY_TIMEOUT));
 
@@ -171,8 +171,8 @@ class KafkaOutageIntegrationTests {
 		Duration resumed = outage.restoreAndAwaitProgress(Duration.ofSeconds(60));
 		run.note(outage.describe(this.outageLength));
 		if (killAndLeave) {
-			slots.put("a", start(run, topic, group, "a2", ackModes.get(0)));
-			run.note("a2 started after the restore");
+			slots.put("a", start(run, topic, group, name + "-a2", ackModes.get(0)));
+			run.note("%s-a2 started after the restore", name);
 		}
 
 		await().atMost(this.soak ? Duration.ofMinutes(10) : Duration.ofMinutes(4))
@@ -207,6 +207,7 @@ class KafkaOutageIntegrationTests {
 		return run;
 	}
 
+	/** Starts a child; its name is unique in the run (the children of all scenarios share a directory). */
 	private ChildConsumer start(OutageRun run, String topic, String group, String name, String ackMode) {
 		String applicationName = "fault-" + run.database().runId() + "-" + name;
 		Map<String, String> properties = this.cluster.consumerProperties(topic, group, applicationName);

@@ -120,6 +120,10 @@ final class OutageRun {
 			.row("accounting", this.accounting.equation())
 			.row("ledger", ledger.exactlyOnce() ? "every order exactly once" : ledger.toString())
 			.row("dead letters", deadLetters.isEmpty() ? "0" : deadLetters.toString())
+			.row("failed attempts of the poison (business exception) before its dead letter",
+					this.poison.stream()
+						.map((key) -> key + ": " + failedAttempts(key, "IllegalArgumentException"))
+						.toList())
 			.row("everything acknowledged at the end", caughtUp);
 		if (!this.accounting.problems.isEmpty()) {
 			report.row("problems", String.join("; ", this.accounting.problems));
