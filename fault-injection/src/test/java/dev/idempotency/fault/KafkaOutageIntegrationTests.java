@@ -133,6 +133,7 @@ class KafkaOutageIntegrationTests {
 			slots.put(slot, start(run, topic, group, name + "-" + slot + "1", ackModes.get(i)));
 		}
 		slots.values().forEach((child) -> child.awaitAssigned(READY_TIMEOUT));
+		run.note("consumers assigned");
 
 		List<OrderBook.Message> first = book.newOrders(this.orders / 3, 0.1);
 		send(topic, first);
@@ -157,6 +158,7 @@ class KafkaOutageIntegrationTests {
 			send(topic, book.newOrders(100, 0));
 			run.note("poison sent during the outage, then 100 orders after it");
 		}
+		long assignedBefore = assignments(slots.get("b"));
 		if (killAndLeave) {
 			ChildConsumer a = slots.get("a");
 			assertThat(a.kill()).as("exit status of SIGKILLed %s", a).isEqualTo(ChildConsumer.SIGKILL_EXIT);
@@ -168,6 +170,8 @@ class KafkaOutageIntegrationTests {
 			slots.remove("c");
 		}
 		outage.lastUntil(this.outageLength);
+		long rebalancedWhileDown = assignments(slots.get("b")) - assignedBefore;
+		run.note("%s got %d new assignments during the outage", slots.get("b").name(), rebalancedWhileDown);
 		Duration resumed = outage.restoreAndAwaitProgress(Duration.ofSeconds(60));
 		run.note(outage.describe(this.outageLength));
 		if (killAndLeave) {
@@ -204,6 +208,10 @@ class KafkaOutageIntegrationTests {
 		assertThat(run.meteredPauses()).as("idempotency.listener.pauses of the cleanly stopped consumers").isPositive();
 		assertThat(run.accounting.problems).as("journal checks").isEmpty();
 		assertThat(run.accounting.closes()).as("accounting %s", run.accounting.equation()).isTrue();
+		if (killAndLeave) {
+			assertThat(rebalancedWhileDown).as("rebalances that reached the paused consumer b during the outage")
+				.isPositive();
+		}
 		return run;
 	}
 
@@ -213,7 +221,15 @@ class KafkaOutageIntegrationTests {
 		Map<String, String> properties = this.cluster.consumerProperties(topic, group, applicationName);
 		properties.putAll(run.database().consumerPropertiesThrough(this.postgres, applicationName));
 		properties.put("idempotency.fail-closed.probe-interval", "500ms");
+		// Shorter than the outage: each consumer thread leaves its wait, polls (so it takes part in a
+		// rebalance), gets the same records back, fails on the database again and waits again.
+		properties.put("idempotency.fail-closed.max-wait", "10s");
 		return run.add(ChildConsumer.start(name, this.cluster.directory(), ackMode, properties));
+	}
+
+	/** Assignments a consumer has announced so far (its {@code ASSIGNED} lines). */
+	private static long assignments(ChildConsumer child) {
+		return child.faultLines().stream().filter((line) -> line.startsWith("ASSIGNED")).count();
 	}
 
 	private void send(String topic, List<OrderBook.Message> messages) {

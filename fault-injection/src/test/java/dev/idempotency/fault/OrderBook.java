@@ -33,8 +33,11 @@ final class OrderBook {
 
 	}
 
-	/** What the ledger holds against the orders sent. */
-	record LedgerCheck(Map<String, Integer> doubles, Set<String> missing, Set<String> unexpected, long sum,
+	/**
+	 * What the ledger holds against the orders sent.
+	 * @param credits ledger rows per order (poison included, if any was credited)
+	 */
+	record LedgerCheck(Map<String, Integer> credits, Map<String, Integer> doubles, Set<String> missing, Set<String> unexpected, long sum,
 			long expectedSum, boolean balancesMatch) {
 
 		boolean exactlyOnce() {
@@ -57,6 +60,8 @@ final class OrderBook {
 
 	private final Map<String, Long> expectedBalances = new HashMap<>();
 
+	private final Map<String, String> users = new HashMap<>();
+
 	private int duplicates;
 
 	OrderBook(Random random) {
@@ -70,6 +75,7 @@ final class OrderBook {
 		long points = 1 + this.random.nextInt(100);
 		this.expectedPoints.put(orderId, points);
 		this.expectedBalances.merge(userId, points, Long::sum);
+		this.users.put(orderId, userId);
 		return new Message(orderId, json(orderId, userId, points));
 	}
 
@@ -110,9 +116,28 @@ final class OrderBook {
 		return this.duplicates;
 	}
 
-	/** The ledger of the run against the orders sent. */
+	/** The points of an order sent. */
+	long points(String orderId) {
+		return this.expectedPoints.getOrDefault(orderId, 0L);
+	}
+
+	/** The user of an order sent. */
+	String user(String orderId) {
+		return this.users.get(orderId);
+	}
+
+	/** Every user's balance when each order is credited once. */
+	Map<String, Long> expectedBalances() {
+		return new HashMap<>(this.expectedBalances);
+	}
+
+	long expectedSum() {
+		return this.expectedPoints.values().stream().mapToLong(Long::longValue).sum();
+	}
+
+	/** The ledger of the run (every row, poison included) against the orders sent. */
 	LedgerCheck check(FaultDatabase database) {
-		Map<String, Integer> credits = database.creditsPerOrder("ord-");
+		Map<String, Integer> credits = database.creditsPerOrder("");
 		Map<String, Integer> doubles = new TreeMap<>();
 		credits.forEach((order, count) -> {
 			if (count != 1) {
@@ -123,8 +148,7 @@ final class OrderBook {
 		missing.removeAll(credits.keySet());
 		Set<String> unexpected = new TreeSet<>(credits.keySet());
 		unexpected.removeAll(this.expectedPoints.keySet());
-		long expectedSum = this.expectedPoints.values().stream().mapToLong(Long::longValue).sum();
-		return new LedgerCheck(doubles, missing, unexpected, database.ledgerSum(), expectedSum,
+		return new LedgerCheck(credits, doubles, missing, unexpected, database.ledgerSum(), expectedSum(),
 				database.balances().equals(this.expectedBalances));
 	}
 

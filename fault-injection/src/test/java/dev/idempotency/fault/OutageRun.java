@@ -29,6 +29,8 @@ final class OutageRun {
 
 	private final List<String> log = new ArrayList<>();
 
+	private final long started = System.nanoTime();
+
 	/** Names of the poison messages sent: the dead-letter destination must hold exactly these. */
 	final Set<String> poison = new TreeSet<>();
 
@@ -50,7 +52,7 @@ final class OutageRun {
 	}
 
 	void note(String format, Object... args) {
-		String line = String.format(format, args);
+		String line = String.format("%5.1f s  ", (System.nanoTime() - this.started) / 1e9) + String.format(format, args);
 		this.log.add(line);
 		System.out.println("[outage " + this.name + "] " + line);
 	}

@@ -57,8 +57,6 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisStreamFaultInjectionIntegrationTests {
 
-	private static final int USERS = 50;
-
 	private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
 
 	/** The Redis store's lease in redis-atomic mode: how long a killed consumer's claim blocks its key. */
@@ -112,6 +110,8 @@ class RedisStreamFaultInjectionIntegrationTests {
 
 	private final Random random = new Random(this.seed);
 
+	private final OrderBook book = new OrderBook(this.random);
+
 	private Mode mode;
 
 	private String runId;
@@ -129,12 +129,6 @@ class RedisStreamFaultInjectionIntegrationTests {
 	private final List<Map.Entry<String, String>> entries = new ArrayList<>();
 
 	private int sent;
-
-	private final Map<String, Long> expectedPoints = new LinkedHashMap<>();
-
-	private final Map<String, Long> expectedBalances = new HashMap<>();
-
-	private final Map<String, String> orderUsers = new HashMap<>();
 
 	private final Set<String> poisonNames = new TreeSet<>();
 
@@ -225,7 +219,7 @@ class RedisStreamFaultInjectionIntegrationTests {
 		await().atMost(drain)
 			.pollInterval(Duration.ofMillis(500))
 			.until(() -> this.streams.caughtUp() && deadLetterNames().keySet().containsAll(this.poisonNames)
-					&& this.database.distinctOrdersCredited("ord-") + validOrdersDeadLettered() >= this.expectedPoints.size());
+					&& this.database.distinctOrdersCredited("ord-") + validOrdersDeadLettered() >= this.book.uniqueOrders());
 		for (String slot : List.of("a", "b")) {
 			ChildConsumer child = this.slots.get(slot);
 			assertThat(child.stop()).as("%s stops cleanly", child).isEqualTo(ChildConsumer.SIGTERM_EXIT);
@@ -287,13 +281,8 @@ class RedisStreamFaultInjectionIntegrationTests {
 	}
 
 	private Map.Entry<String, String> newOrder() {
-		String orderId = "ord-" + (this.expectedPoints.size() + 1);
-		String userId = "u-" + this.random.nextInt(USERS);
-		long points = 1 + this.random.nextInt(100);
-		this.expectedPoints.put(orderId, points);
-		this.expectedBalances.merge(userId, points, Long::sum);
-		this.orderUsers.put(orderId, userId);
-		return new SimpleEntry<>(orderId, json(orderId, userId, points));
+		OrderBook.Message order = this.book.newOrder();
+		return new SimpleEntry<>(order.name(), order.json());
 	}
 
 	private static String json(String orderId, String userId, long points) {
@@ -431,17 +420,11 @@ class RedisStreamFaultInjectionIntegrationTests {
 	}
 
 	private void verifyAndReport(Duration duration) {
-		Map<String, Integer> credits = this.database.creditsPerOrder("");
-		Map<String, Integer> doubles = new TreeMap<>();
-		credits.forEach((order, count) -> {
-			if (count != 1) {
-				doubles.put(order, count);
-			}
-		});
-		Set<String> missing = new TreeSet<>(this.expectedPoints.keySet());
-		missing.removeAll(credits.keySet());
-		Set<String> unexpected = new TreeSet<>(credits.keySet());
-		unexpected.removeAll(this.expectedPoints.keySet());
+		OrderBook.LedgerCheck ledger = this.book.check(this.database);
+		Map<String, Integer> credits = ledger.credits();
+		Map<String, Integer> doubles = ledger.doubles();
+		Set<String> missing = ledger.missing();
+		Set<String> unexpected = ledger.unexpected();
 		Map<String, Integer> deadLetters = deadLetterNames();
 		long pending = this.streams.pending();
 		boolean caughtUp = this.streams.caughtUp();
@@ -466,12 +449,12 @@ class RedisStreamFaultInjectionIntegrationTests {
 						+ credits.getOrDefault(order, 0) + " times, not twice"));
 		}
 		int extraRows = doubles.values().stream().mapToInt((count) -> count - 1).sum();
-		long expectedSum = this.expectedPoints.values().stream().mapToLong(Long::longValue).sum();
-		Map<String, Long> expectedBalances = new HashMap<>(this.expectedBalances);
+		long expectedSum = this.book.expectedSum();
+		Map<String, Long> expectedBalances = this.book.expectedBalances();
 		for (Map.Entry<String, Integer> twice : doubles.entrySet()) {
-			long points = this.expectedPoints.getOrDefault(twice.getKey(), 0L) * (twice.getValue() - 1);
+			long points = this.book.points(twice.getKey()) * (twice.getValue() - 1);
 			expectedSum += points;
-			expectedBalances.merge(this.orderUsers.get(twice.getKey()), points, Long::sum);
+			expectedBalances.merge(this.book.user(twice.getKey()), points, Long::sum);
 		}
 		String redelivered = atomic ? "processed" : "duplicate";
 		for (Map.Entry<String, String> kill : this.afterCommitKills.entrySet()) {
@@ -484,7 +467,7 @@ class RedisStreamFaultInjectionIntegrationTests {
 						+ redelivered);
 			}
 		}
-		int uniqueOrders = this.expectedPoints.size();
+		int uniqueOrders = this.book.uniqueOrders();
 		int totalKills = this.done.values().stream().mapToInt(Integer::intValue).sum();
 		long minDuplicates = atomic ? this.duplicatesInjected - extraRows - accounting.inFlight
 				: this.duplicatesInjected + this.afterCommitKills.size();

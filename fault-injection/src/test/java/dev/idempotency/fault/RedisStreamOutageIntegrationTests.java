@@ -119,6 +119,7 @@ class RedisStreamOutageIntegrationTests {
 			assertThat(child.awaitLine(0, (line) -> line.startsWith("READY"), READY_TIMEOUT)).as("%s ready", child)
 				.isNotNull();
 		}
+		run.note("consumers ready");
 
 		add(book.newOrders(this.orders / 3, 0.1));
 		await().atMost(Duration.ofMinutes(3))
