@@ -83,9 +83,13 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 	public void handleRemaining(Exception thrownException, List<ConsumerRecord<?, ?>> records,
 			Consumer<?, ?> consumer, MessageListenerContainer container) {
 		if (pauses(thrownException)) {
-			SeekUtils.doSeeksToBegin(records, consumer, this.logger);
-			awaitRecovery(thrownException, container);
-			throw redeliveredAfterOutage(thrownException);
+			// spring-kafka's own path for a record in retry, never recovered: wait, seek every
+			// partition back to its first remaining record, throw so that nothing is committed.
+			SeekUtils.seekOrRecover(thrownException, records, consumer, container, false, (record, failure) -> {
+				awaitRecovery(failure, container);
+				return false;
+			}, this.logger, getLogLevel());
+			return;
 		}
 		super.handleRemaining(thrownException, records, consumer, container);
 	}

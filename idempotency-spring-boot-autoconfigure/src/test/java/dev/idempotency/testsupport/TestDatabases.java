@@ -16,8 +16,7 @@ public final class TestDatabases {
 	}
 
 	public static HikariDataSource postgres() {
-		return pool(System.getProperty("idempotency.test.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"),
-				System.getProperty("idempotency.test.postgres.username", "postgres"));
+		return pool(postgresUrl(), System.getProperty("idempotency.test.postgres.username", "postgres"));
 	}
 
 	public static HikariDataSource mariaDb() {
@@ -34,11 +33,14 @@ public final class TestDatabases {
 		return pool("jdbc:hsqldb:mem:" + UUID.randomUUID(), "SA");
 	}
 
+	/** The JDBC URL of {@link #postgres()}. */
+	public static String postgresUrl() {
+		return System.getProperty("idempotency.test.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test");
+	}
+
 	/** The JDBC URL and user of {@link #postgres()}, for Spring Boot properties. */
 	public static String[] postgresProperties() {
-		return new String[] {
-				"spring.datasource.url="
-						+ System.getProperty("idempotency.test.postgres.url", "jdbc:postgresql://127.0.0.1:5432/test"),
+		return new String[] { "spring.datasource.url=" + postgresUrl(),
 				"spring.datasource.username=" + System.getProperty("idempotency.test.postgres.username", "postgres") };
 	}
 
