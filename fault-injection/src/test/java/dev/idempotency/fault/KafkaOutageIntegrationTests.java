@@ -197,7 +197,7 @@ class KafkaOutageIntegrationTests {
 		boolean caughtUp = this.cluster.caughtUp(group, topic, PARTITIONS);
 		int listenerThreads = ackModes.contains("batch") ? 50 : 1;
 		run.account(listenerThreads);
-		run.report(Duration.ofNanos(System.nanoTime() - started), book, ledger, outage, this.outageLength,
+		run.report(Duration.ofNanos(System.nanoTime() - started), book, ledger, false, outage, this.outageLength,
 				deadLetters, caughtUp);
 
 		assertThat(ledger.exactlyOnce()).as("every order credited exactly once: %s", ledger).isTrue();

@@ -369,6 +369,13 @@ class RedisStreamFaultInjectionIntegrationTests {
 				.containsExactly(child.name());
 			this.afterCommitKills.put(key, child.name());
 		}
+		else if (this.mode == Mode.REDIS_ATOMIC) {
+			// An order killed after its commit and before the script runs again after the lease; when
+			// this kill lands on that second run, the first credit (another incarnation's) is there.
+			assertThat(this.database.creditedBy(key)).as("%s at before-commit: %s is not committed by it", child, key)
+				.doesNotContain(child.name())
+				.hasSizeLessThanOrEqualTo(1);
+		}
 		else {
 			assertThat(this.database.creditedBy(key)).as("%s at before-commit: %s is not committed", child, key).isEmpty();
 		}
