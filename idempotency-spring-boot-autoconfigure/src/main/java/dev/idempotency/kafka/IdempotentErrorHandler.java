@@ -37,9 +37,10 @@ import org.springframework.util.backoff.BackOff;
  * and delivered again after an {@link InProgressBackOff} step, without counting an attempt.</li>
  * <li>With fail-closed on (a {@link FailClosedCircuits}), an infrastructure failure of a record or
  * a batch: the records are sought back to their first offsets, the listener's circuit opens and
- * the consumer thread waits for the stores ({@link FailClosedPause}), then a
- * {@code KafkaException} at DEBUG level keeps the container from committing. No attempt is counted
- * and nothing is recovered, however long the outage lasts.</li>
+ * the consumer thread waits for the stores ({@link FailClosedPause}), then an exception keeps the
+ * container from committing (spring-kafka's own record-in-retry exception for records, a
+ * {@code KafkaException} at DEBUG level for a batch). No attempt is counted and nothing is
+ * recovered, however long the outage lasts.</li>
  * </ul>
  * Record listeners are otherwise handled as by {@code DefaultErrorHandler}, with the back-off
  * function that {@link KafkaErrorHandlers} sets.

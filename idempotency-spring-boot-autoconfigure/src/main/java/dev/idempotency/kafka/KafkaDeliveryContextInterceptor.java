@@ -18,7 +18,8 @@ import org.springframework.kafka.listener.RecordInterceptor;
  * {@code @Idempotent} listeners see {@code #record}, {@code #headers} (last value of each header,
  * UTF-8) and the message id ({@value DeliveryContext#MESSAGE_ID_HEADER} header, else
  * {@code topic:partition:offset}), with the consumer group as the default namespace. Cleared after
- * every record, whatever its outcome.
+ * every record, whatever its outcome. A record that succeeds resumes the listener if its consumer
+ * thread paused it (fail-closed).
  *
  * @since 0.1.0
  */

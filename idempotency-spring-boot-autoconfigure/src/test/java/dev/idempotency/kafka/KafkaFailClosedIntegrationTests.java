@@ -83,6 +83,7 @@ class KafkaFailClosedIntegrationTests {
 		Duration resumed = this.fixture.sendOrdersThroughAnOutage(listener, OUTAGE);
 		await().atMost(120, TimeUnit.SECONDS)
 			.ignoreExceptions()
+			.failFast("a record was dead-lettered", () -> this.fixture.deadLetterCount(listener) > 0)
 			.until(() -> this.fixture.ledgerCount(listener) == ORDERS);
 		assertThat(this.fixture.creditedMoreThanOnce(listener)).as("orders credited more than once").isEmpty();
 		assertThat(this.fixture.deadLetterCount(listener)).as("records on the dead-letter topic").isZero();

@@ -2,11 +2,16 @@ package dev.idempotency.autoconfigure.kafka;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaDeliveryContextInterceptor;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
+import dev.idempotency.support.DefaultFailureClassifier;
+import dev.idempotency.support.FailClosedCircuits;
+import dev.idempotency.support.FailClosedSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,6 +29,7 @@ import org.springframework.kafka.listener.CommonLoggingErrorHandler;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,6 +50,19 @@ class IdempotencyKafkaAutoConfigurationTests {
 				.hasSingleBean(KafkaAcknowledgmentResolver.class)
 				.hasSingleBean(KafkaListenerContainerFactoryPostProcessor.class);
 		});
+	}
+
+	@Test
+	void errorHandlerPausesOnInfrastructureFailuresOnlyWhenFailClosedCircuitsExist() {
+		FailClosedCircuits circuits = new FailClosedCircuits(new DefaultFailureClassifier(), () -> {
+		}, new FailClosedSettings(Duration.ofSeconds(2), Duration.ofSeconds(30)), List::of);
+		this.contextRunner.withBean(FailClosedCircuits.class, () -> circuits)
+			.run((context) -> assertThat(ReflectionTestUtils.getField(context.getBean(DefaultErrorHandler.class),
+					"failClosed"))
+				.isNotNull());
+		this.contextRunner.run((context) -> assertThat(
+				ReflectionTestUtils.getField(context.getBean(DefaultErrorHandler.class), "failClosed"))
+			.isNull());
 	}
 
 	@Test
