@@ -138,7 +138,10 @@ public class RedisStreamListenerContainer {
 		this.connectionFactory = connectionFactory;
 		this.binding = new StreamBinding(endpoint.stream(), endpoint.group(), listeners);
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
-		StreamFailClosed failClosed = new StreamFailClosed(circuits, redis, this.binding, this::isRunning);
+		int concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency() : settings.concurrency();
+		String base = (endpoint.consumer() != null) ? endpoint.consumer() : ConsumerNames.unique();
+		List<String> names = StreamConsumers.names(base, concurrency);
+		StreamFailClosed failClosed = new StreamFailClosed(circuits, redis, this.binding, names, this::isRunning);
 		this.tasks = new CountingExecutor(new SimpleAsyncTaskExecutor("redis-stream-" + endpoint.id() + "-"));
 		this.groups = new ConsumerGroups(redis, this.binding);
 		StreamFailurePolicy failures = new StreamFailurePolicy(redis, this.binding,
@@ -147,10 +150,8 @@ public class RedisStreamListenerContainer {
 				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures,
 				failClosed);
 		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this::isRunning);
-		int concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency() : settings.concurrency();
-		String base = (endpoint.consumer() != null) ? endpoint.consumer() : ConsumerNames.unique();
-		this.consumers = new StreamConsumers(StreamConsumers.names(base, concurrency), this.binding, settings,
-				this.groups, dispatcher, failClosed, this::isRunning);
+		this.consumers = new StreamConsumers(names, this.binding, settings, this.groups, dispatcher, failClosed,
+				this::isRunning);
 		this.recoveryRun = new StreamRecoveryRun(this.binding, settings, this.consumers, this.pending, failClosed,
 				() -> {
 					synchronized (this.lifecycleMonitor) {

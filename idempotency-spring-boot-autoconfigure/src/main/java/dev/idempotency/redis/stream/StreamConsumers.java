@@ -150,6 +150,7 @@ final class StreamConsumers {
 		member.registeredAt = System.nanoTime();
 		member.subscription = container.register(request, (record) -> {
 			member.failing = false;
+			member.lastDelivered = record.getId().getValue();
 			this.dispatcher.dispatch(record, member.name, 1);
 		});
 	}
@@ -227,7 +228,7 @@ final class StreamConsumers {
 		else if (this.failClosed.pausesOn(ex)) {
 			// The circuit logs the pause once and probes at its own interval: no back-off here.
 			logger.debug("Reading stream '" + stream + "' as consumer '" + member.name + "' failed", ex);
-			this.failClosed.readFailed(member.name, ex);
+			this.failClosed.readFailed(member.name, member.lastDelivered, ex);
 			member.lastErrorAt = System.nanoTime();
 			return;
 		}
@@ -258,6 +259,9 @@ final class StreamConsumers {
 		private volatile long lastErrorAt;
 
 		private volatile long registeredAt;
+
+		/** The last entry the subscription delivered: later pending entries were read, not delivered. */
+		private volatile String lastDelivered = "0-0";
 
 		/** Whether the consumer has read its own pending entries since it started. */
 		private volatile boolean ownPendingRead;

@@ -91,7 +91,7 @@ final class StreamEntryDispatcher {
 			}
 			// The infrastructure's fault: not a delivery. Hold the entry, pending in this consumer,
 			// and retry it here once the infrastructure answers; never read it again meanwhile.
-			if (!this.failClosed.holdUntilRecovered(consumer, failure)) {
+			if (!this.failClosed.holdUntilRecovered(failure)) {
 				this.failures.abandoned(record, consumer, deliveryCount);
 				return;
 			}

@@ -1,5 +1,6 @@
 package dev.idempotency.redis.stream;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -20,12 +21,19 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@code <stream>/<group>}, shared by its consumers and its recovery task. An infrastructure
  * failure of a delivery opens the circuit and the consumer {@linkplain #holdUntilRecovered holds}
  * the entry: it waits, probing the stores and the stream's Redis (PING), and then retries the entry
- * in place, without reading it again, so that Redis' delivery counter does not grow. While it waits
- * it keeps its own pending entries fresh (XCLAIM ... JUSTID, which resets their idle time without
- * counting a delivery) so that no other instance's recovery claims them. A read error does the same
- * without an entry in hand.
+ * in place, without reading it again, so that Redis' delivery counter does not grow. A read error
+ * does the same without an entry in hand.
  * <p>
- * Without circuits ({@code idempotency.fail-closed.enabled=false}) every method answers as if no failure were the infrastructure's, and nothing waits.
+ * Before each probe, and once more when Redis and the stores answer again (the circuit still open),
+ * the pending entries of all the container's consumers are kept fresh (XCLAIM ... JUSTID, which resets
+ * their idle time without counting a delivery): the entries held, and those read in the same batch
+ * behind them, are then not idle for min-idle when the circuit closes, so that neither this
+ * container's recovery (which claims nothing while the circuit is open) nor another instance's claims
+ * them. While Redis itself is down they cannot be refreshed; the refresh after the recovery covers
+ * this container, not other instances.
+ * <p>
+ * Without circuits ({@code idempotency.fail-closed.enabled=false}) every method answers as if no
+ * failure were the infrastructure's, and nothing waits.
  */
 final class StreamFailClosed {
 
@@ -36,16 +44,37 @@ final class StreamFailClosed {
 	static final int REFRESHED_ENTRIES = 1000;
 
 	/**
-	 * Resets the idle time of a consumer's pending entries without counting a delivery (JUSTID).
-	 * KEYS: stream. ARGV: group, consumer, most entries. Returns how many were refreshed.
+	 * Resets the idle time of consumers' pending entries, each keeping its own, without counting a
+	 * delivery (JUSTID). KEYS: stream. ARGV: group, most entries per consumer, the consumers. Returns
+	 * how many were refreshed.
 	 */
-	static final RedisScript<Long> REFRESH_OWN_PENDING = RedisScript.of("""
-			local pending = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', tonumber(ARGV[3]), ARGV[2])
-			if #pending == 0 then return 0 end
-			local ids = {}
-			for i, entry in ipairs(pending) do ids[i] = entry[1] end
-			redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, unpack(ids), 'JUSTID')
-			return #ids
+	static final RedisScript<Long> REFRESH_PENDING = RedisScript.of("""
+			local refreshed = 0
+			for c = 3, #ARGV do
+			  local pending = redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', tonumber(ARGV[2]), ARGV[c])
+			  if #pending > 0 then
+			    -- unpack() only expands in last position: the ids go into one argument list.
+			    local claim = {'XCLAIM', KEYS[1], ARGV[1], ARGV[c], 0}
+			    for _, entry in ipairs(pending) do claim[#claim + 1] = entry[1] end
+			    claim[#claim + 1] = 'JUSTID'
+			    redis.call(unpack(claim))
+			    refreshed = refreshed + #pending
+			  end
+			end
+			return refreshed
+			""", Long.class);
+
+	/**
+	 * Sets back by one the delivery counter of a consumer's pending entries after an id (JUSTID keeps
+	 * it from counting again). KEYS: stream. ARGV: group, consumer, the id (exclusive). Returns how
+	 * many were set back.
+	 */
+	static final RedisScript<Long> FORGIVE_LOST_READ = RedisScript.of("""
+			local pending = redis.call('XPENDING', KEYS[1], ARGV[1], '(' .. ARGV[3], '+', 1000, ARGV[2])
+			for _, entry in ipairs(pending) do
+			  redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, entry[1], 'RETRYCOUNT', math.max(0, entry[4] - 1), 'JUSTID')
+			end
+			return #pending
 			""", Long.class);
 
 	private final @Nullable FailClosedCircuits circuits;
@@ -55,6 +84,9 @@ final class StreamFailClosed {
 	private final StringRedisTemplate redis;
 
 	private final StreamBinding binding;
+
+	/** The script's arguments: group, most entries, the container's consumers. */
+	private final Object[] refreshArguments;
 
 	private final BooleanSupplier running;
 
@@ -66,14 +98,18 @@ final class StreamFailClosed {
 	 * @param circuits the application's circuits, or {@code null} when fail-closed is off
 	 * @param redis the Redis of the stream
 	 * @param binding the stream and group; the circuit is named {@code <stream>/<group>}
+	 * @param consumers the container's consumers, whose pending entries are kept fresh
 	 * @param running whether the container runs; a wait ends when it stops
 	 */
 	StreamFailClosed(@Nullable FailClosedCircuits circuits, StringRedisTemplate redis, StreamBinding binding,
-			BooleanSupplier running) {
+			List<String> consumers, BooleanSupplier running) {
 		this.circuits = circuits;
 		this.circuit = (circuits != null) ? circuits.circuit(circuitName(binding)) : null;
 		this.redis = redis;
 		this.binding = binding;
+		List<String> arguments = new ArrayList<>(List.of(binding.group(), String.valueOf(REFRESHED_ENTRIES)));
+		arguments.addAll(consumers);
+		this.refreshArguments = arguments.toArray();
 		this.running = running;
 	}
 
@@ -113,17 +149,16 @@ final class StreamFailClosed {
 	/**
 	 * Pauses the listener after an infrastructure failure of a delivery and waits, as long as the
 	 * container runs, until the stores and the stream's Redis answer.
-	 * @param consumer the consumer holding the entry
 	 * @param failure the infrastructure failure
-	 * @return {@code true} to retry the entry now, {@code false} if the container stopped (the entry
-	 * stays pending)
+	 * @return {@code true} to retry the entry now, {@code false} if the container stopped or the
+	 * thread was interrupted (the entry stays pending)
 	 */
-	boolean holdUntilRecovered(String consumer, Throwable failure) {
+	boolean holdUntilRecovered(Throwable failure) {
 		FailClosedCircuit circuit = requireCircuit();
 		this.held.incrementAndGet();
 		try {
 			circuit.open(failure);
-			return awaitRecovery(circuit, consumer);
+			return awaitRecovery(circuit);
 		}
 		finally {
 			this.held.decrementAndGet();
@@ -133,23 +168,38 @@ final class StreamFailClosed {
 	/**
 	 * Pauses the listener after a read failed on the infrastructure, waits until it answers, and
 	 * resumes it unless a delivery is still held (that delivery resumes it when it gets through).
+	 * A read cut off by the outage may have run in Redis and lost its reply: the entries it took
+	 * are pending in the consumer, one delivery counted, but never reached the listener. Their
+	 * counter is set back by one (the entries after the last one the consumer delivered) and the
+	 * recovery claims them after min-idle.
 	 * @param consumer the consumer whose read failed
+	 * @param lastDelivered the id of the last entry the consumer's subscription delivered
 	 * @param failure the read's failure
 	 */
-	void readFailed(String consumer, Throwable failure) {
+	void readFailed(String consumer, String lastDelivered, Throwable failure) {
 		FailClosedCircuit circuit = requireCircuit();
 		circuit.open(failure);
-		if (awaitRecovery(circuit, consumer) && this.held.get() == 0) {
+		if (!awaitRecovery(circuit)) {
+			return;
+		}
+		try {
+			this.redis.execute(FORGIVE_LOST_READ, List.of(this.binding.stream()), this.binding.group(), consumer,
+					lastDelivered);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not set back the delivery counters of a read cut off by the outage", ex);
+		}
+		if (this.held.get() == 0) {
 			circuit.close();
 		}
 	}
 
-	private boolean awaitRecovery(FailClosedCircuit circuit, String consumer) {
+	private boolean awaitRecovery(FailClosedCircuit circuit) {
 		// No give-up after max-wait: a stream consumer has no poll deadline, so it waits as long as
-		// the container runs.
-		while (this.running.getAsBoolean()) {
-			if (circuit.awaitRecovery(this.running, () -> refreshOwnPending(consumer))) {
-				RuntimeException streamDown = pingStream();
+		// the container runs. An interrupted thread stops waiting (its sleeps would not wait).
+		while (this.running.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+			if (circuit.awaitRecovery(this.running, this::refreshPending)) {
+				RuntimeException streamDown = pingStreamAndRefresh();
 				if (streamDown == null) {
 					return true;
 				}
@@ -160,9 +210,11 @@ final class StreamFailClosed {
 		return false;
 	}
 
-	private @Nullable RuntimeException pingStream() {
+	private @Nullable RuntimeException pingStreamAndRefresh() {
 		try {
 			this.redis.execute((RedisCallback<String>) RedisConnection::ping);
+			// While the circuit is still open: Redis may have been down for longer than min-idle.
+			refreshPending();
 			return null;
 		}
 		catch (RuntimeException ex) {
@@ -174,15 +226,13 @@ final class StreamFailClosed {
 	}
 
 	/**
-	 * Resets the idle time of a consumer's pending entries, so that no recovery (of another
-	 * instance) claims them while the consumer holds them. Runs before each probe of a wait.
-	 * @param consumer the consumer
+	 * Resets the idle time of the pending entries of the container's consumers, so that no recovery
+	 * claims them while the consumers hold them.
 	 * @return how many entries were refreshed
 	 * @throws RuntimeException if Redis fails
 	 */
-	long refreshOwnPending(String consumer) {
-		Long refreshed = this.redis.execute(REFRESH_OWN_PENDING, List.of(this.binding.stream()), this.binding.group(),
-				consumer, String.valueOf(REFRESHED_ENTRIES));
+	long refreshPending() {
+		Long refreshed = this.redis.execute(REFRESH_PENDING, List.of(this.binding.stream()), this.refreshArguments);
 		return (refreshed != null) ? refreshed : 0;
 	}
 

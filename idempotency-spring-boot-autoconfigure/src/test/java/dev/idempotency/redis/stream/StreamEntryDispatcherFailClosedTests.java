@@ -35,7 +35,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.argThat;
 import static org.mockito.ArgumentMatchers.eq;
-import static org.mockito.Mockito.atLeastOnce;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
@@ -50,6 +49,8 @@ import static org.mockito.Mockito.when;
 class StreamEntryDispatcherFailClosedTests {
 
 	private static final StreamBinding BINDING = new StreamBinding("orders", "points", List::of);
+
+	private static final List<String> CONSUMERS = List.of("consumer-1", "consumer-2");
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -116,9 +117,11 @@ class StreamEntryDispatcherFailClosedTests {
 		verify(this.streams, never()).add(any(MapRecord.class));
 		assertThat(this.circuits.circuit("orders/points").isOpen()).isFalse();
 		assertThat(this.events).containsExactly("paused orders/points", "resumed orders/points");
-		// While it waited, the consumer kept its own pending entries from being claimed (XCLAIM JUSTID).
-		verify(this.redis, atLeastOnce()).execute(eq(StreamFailClosed.REFRESH_OWN_PENDING), eq(List.of("orders")),
-				eq("points"), eq("consumer-1"), eq("1000"));
+		// While it waited, the container's consumers kept their pending entries from being claimed
+		// (XCLAIM JUSTID): before each of the 6 probes (3 failed, one per retry answered) and once
+		// after each answer, before the retry.
+		verify(this.redis, times(9)).execute(eq(StreamFailClosed.REFRESH_PENDING), eq(List.of("orders")), eq("points"),
+				eq("1000"), eq("consumer-1"), eq("consumer-2"));
 	}
 
 	@Test
@@ -175,8 +178,8 @@ class StreamEntryDispatcherFailClosedTests {
 	@Test
 	void readFailureOnTheInfrastructurePausesUntilRedisAnswersThenResumes() {
 		this.redisDownPings.set(2);
-		StreamFailClosed failClosed = new StreamFailClosed(this.circuits, this.redis, BINDING, this.running::get);
-		failClosed.readFailed("consumer-1", new RedisConnectionFailureException("Redis down"));
+		StreamFailClosed failClosed = new StreamFailClosed(this.circuits, this.redis, BINDING, CONSUMERS, this.running::get);
+		failClosed.readFailed("consumer-1", "0-0", new RedisConnectionFailureException("Redis down"));
 		assertThat(failClosed.isOpen()).isFalse();
 		assertThat(this.events).containsExactly("paused orders/points", "resumed orders/points");
 		assertThat(failClosed.pausesOn(new RedisConnectionFailureException("down"))).isTrue();
@@ -185,7 +188,7 @@ class StreamEntryDispatcherFailClosedTests {
 
 	@Test
 	void recoveryClaimsNothingWhileTheListenerIsPaused() {
-		StreamFailClosed failClosed = new StreamFailClosed(this.circuits, this.redis, BINDING, this.running::get);
+		StreamFailClosed failClosed = new StreamFailClosed(this.circuits, this.redis, BINDING, CONSUMERS, this.running::get);
 		StreamConsumers consumers = mock(StreamConsumers.class);
 		when(consumers.allReadOwnPending()).thenReturn(true);
 		when(consumers.claimer()).thenReturn("consumer-1");
@@ -209,7 +212,8 @@ class StreamEntryDispatcherFailClosedTests {
 		return new StreamEntryDispatcher(this.redis, BINDING,
 				new RedisStreamListenerEndpoint("points", "orders", "points", null, null, this.listener, method),
 				new StreamArgumentResolver(method, "payload", null), failures,
-				new StreamFailClosed(failClosed ? this.circuits : null, this.redis, BINDING, this.running::get));
+				new StreamFailClosed(failClosed ? this.circuits : null, this.redis, BINDING, CONSUMERS,
+						this.running::get));
 	}
 
 	private static RedisStreamSettings settings(int maxDeliveries) {
