@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
@@ -23,6 +24,8 @@ import org.springframework.core.NestedExceptionUtils;
  * D &lt;source&gt; &lt;destination&gt; &lt;exception&gt;   a delivery was dead-lettered
  * A &lt;generation&gt; &lt;partitions&gt;             Kafka: partitions assigned after a rebalance
  * C &lt;stream&gt; &lt;count&gt;                     Redis Stream: entries claimed from idle consumers
+ * P &lt;listener&gt; &lt;exception&gt;              fail-closed: the listener paused (the infrastructure failed)
+ * U &lt;listener&gt; &lt;millis&gt;                 fail-closed: the listener resumed after that long
  * S clean                                  the application shut down cleanly
  * </pre>
  * A Redis Stream entry's partition and offset are the sequence and the millisecond parts of its
@@ -73,6 +76,19 @@ public final class EventJournal implements IdempotencyListener, DeliveryListener
 	@Override
 	public void onStreamReclaimed(String stream, String group, int count) {
 		write("C " + stream + " " + count);
+	}
+
+	@Override
+	public void onListenerPaused(String listener, Throwable cause) {
+		String exception = NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName();
+		write("P " + blankToDash(listener) + " " + exception);
+		FaultChild.announce("PAUSED listener=" + listener + " cause=" + exception);
+	}
+
+	@Override
+	public void onListenerResumed(String listener, Duration paused) {
+		write("U " + blankToDash(listener) + " " + paused.toMillis());
+		FaultChild.announce("RESUMED listener=" + listener + " after=" + paused.toMillis() + "ms");
 	}
 
 	void closeCleanly() {

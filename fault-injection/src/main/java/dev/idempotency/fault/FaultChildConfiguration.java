@@ -61,7 +61,8 @@ class FaultChildConfiguration {
 	/**
 	 * On a clean shutdown (after the listener containers stopped), prints this incarnation's
 	 * {@code idempotency.invocations} counts by outcome, so the parent can compare them with the
-	 * journal.
+	 * journal, and its fail-closed meters ({@code idempotency.listener.pauses}, summed over the
+	 * listeners, and {@code idempotency.listener.paused}).
 	 */
 	static final class ShutdownReport {
 
@@ -89,8 +90,20 @@ class FaultChildConfiguration {
 				.stream()
 				.mapToDouble((counter) -> counter.count())
 				.sum();
+			// Fail-closed: pauses counted over the incarnation, and whether a listener is paused now.
+			double pauses = this.registry.find(IdempotencyMeters.LISTENER_PAUSES)
+				.counters()
+				.stream()
+				.mapToDouble((counter) -> counter.count())
+				.sum();
+			double paused = this.registry.find(IdempotencyMeters.LISTENER_PAUSED)
+				.gauges()
+				.stream()
+				.mapToDouble((gauge) -> gauge.value())
+				.sum();
 			this.journal.closeCleanly();
-			FaultChild.announce("METRICS " + counts + " dead_lettered=" + (long) deadLettered);
+			FaultChild.announce("METRICS " + counts + " dead_lettered=" + (long) deadLettered + " pauses="
+					+ (long) pauses + " paused=" + (long) paused);
 		}
 
 	}

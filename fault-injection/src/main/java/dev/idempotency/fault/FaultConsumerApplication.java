@@ -50,6 +50,12 @@ public class FaultConsumerApplication {
 		return new OrderListeners.ManualAck(ledger);
 	}
 
+	@Bean
+	@ConditionalOnProperty(name = "fault.ack-mode", havingValue = "batch")
+	OrderListeners.Batch batchListener(PointsLedger ledger) {
+		return new OrderListeners.Batch(ledger);
+	}
+
 	/** Dead letters: raw bytes for a record that could not be read, JSON for an OrderPlaced. */
 	@Bean
 	DefaultKafkaProducerFactoryCustomizer deadLetterSerializer() {

@@ -17,7 +17,9 @@ import java.util.TreeSet;
  * <li>a cleanly stopped one has none in flight, wrote its {@code S} line, and its
  * {@code idempotency.invocations} timer (its {@code METRICS} line) agrees with its journal;</li>
  * <li>its ledger rows equal its {@code processed} outcomes plus its in-flight deliveries that
- * committed.</li>
+ * committed, plus its {@code failed} invocations that committed all the same (a commit whose reply
+ * was lost with the connection: outcome unknown to the application, and the redelivery a
+ * duplicate).</li>
  * </ul>
  * Totals: {@code received = processed + duplicate + failed + rejected + in_progress + in flight},
  * and {@code processed + in flight that committed} is the number of unique orders.
@@ -45,6 +47,9 @@ final class Accounting {
 	long inFlightCommitted;
 
 	long deadLettered;
+
+	/** Invocations that ended {@code failed} although their commit went through (reply lost). */
+	long committedDespiteFailure;
 
 	long claimed;
 
@@ -99,12 +104,32 @@ final class Accounting {
 			}
 			this.inFlightCommitted += committedHere;
 			long processedHere = journal.count("processed");
+			long failedButCommitted = committedDespiteFailure(journal, database);
+			this.committedDespiteFailure += failedButCommitted;
 			int rowsHere = creditsPerChild.getOrDefault(child.name(), 0);
-			if (rowsHere != processedHere + committedHere) {
+			if (rowsHere != processedHere + committedHere + failedButCommitted) {
 				this.problems.add(child.name() + " wrote " + rowsHere + " ledger rows but reported " + processedHere
-						+ " processed (+" + committedHere + " committed in flight)");
+						+ " processed (+" + committedHere + " committed in flight, +" + failedButCommitted
+						+ " failed but committed)");
 			}
 		}
+	}
+
+	/**
+	 * Orders this incarnation reported {@code failed} and never {@code processed}, yet credited: the
+	 * commit reached the database and its reply was lost (a connection cut at that moment).
+	 */
+	private static long committedDespiteFailure(Journal journal, FaultDatabase database) {
+		Set<String> processed = new TreeSet<>();
+		journal.outcomes.stream()
+			.filter((o) -> o.outcome().equals("processed"))
+			.forEach((o) -> processed.add(o.key()));
+		return journal.outcomes.stream()
+			.filter((o) -> o.outcome().equals("failed") && !processed.contains(o.key()))
+			.map(Journal.Outcome::key)
+			.distinct()
+			.filter((key) -> database.creditedBy(key).contains(journal.child))
+			.count();
 	}
 
 	long count(String outcome) {

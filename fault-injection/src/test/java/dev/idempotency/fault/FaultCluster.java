@@ -51,7 +51,7 @@ final class FaultCluster implements AutoCloseable {
 
 	FaultCluster(String name) {
 		this.runId = name + "-" + UUID.randomUUID().toString().substring(0, 8);
-		this.directory = Path.of("target", "fault-injection", this.runId).toAbsolutePath();
+		this.directory = runDirectory(this.runId);
 		this.broker = new EmbeddedKafkaKraftBroker(1, 4);
 		this.broker.brokerProperties(Map.of("group.min.session.timeout.ms", "1000",
 				"group.initial.rebalance.delay.ms", "0", "offsets.topic.num.partitions", "1",
@@ -63,6 +63,11 @@ final class FaultCluster implements AutoCloseable {
 				ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true", ProducerConfig.LINGER_MS_CONFIG, "5"),
 				new StringSerializer(), new ByteArraySerializer());
 		this.database = new FaultDatabase(this.runId);
+	}
+
+	/** Where a run leaves its children's logs and journals, and its reports. */
+	static Path runDirectory(String runId) {
+		return Path.of("target", "fault-injection", runId).toAbsolutePath();
 	}
 
 	String runId() {

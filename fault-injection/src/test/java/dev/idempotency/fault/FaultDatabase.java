@@ -5,8 +5,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.testsupport.TcpProxy;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -49,6 +52,10 @@ final class FaultDatabase implements AutoCloseable {
 		schema.execute(this.dataSource);
 	}
 
+	String runId() {
+		return this.runId;
+	}
+
 	JdbcTemplate jdbc() {
 		return this.jdbc;
 	}
@@ -65,6 +72,30 @@ final class FaultDatabase implements AutoCloseable {
 		properties.put("spring.datasource.username", DATABASE_USER);
 		properties.put("fault.run-id", this.runId);
 		return properties;
+	}
+
+	/**
+	 * A child's database properties for a connection through {@code proxy} (outage tests): the
+	 * URL's host and port are the proxy's, with a socket timeout so that a statement on a connection
+	 * the proxy silently dropped ends in seconds, and the pool waits at most a second for a
+	 * connection, so that an outage surfaces quickly as an infrastructure failure.
+	 */
+	Map<String, String> consumerPropertiesThrough(TcpProxy proxy, String applicationName) {
+		Map<String, String> properties = consumerProperties(applicationName);
+		String url = properties.get("spring.datasource.url").replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/");
+		properties.put("spring.datasource.url", url + "&socketTimeout=10&connectTimeout=2");
+		properties.put("spring.datasource.hikari.connection-timeout", "1000");
+		return properties;
+	}
+
+	/** A proxy in front of this database's PostgreSQL (host and port of {@link #DATABASE_URL}). */
+	static TcpProxy proxy() {
+		Matcher matcher = Pattern.compile("//([^:/]+)(?::(\\d+))?/").matcher(DATABASE_URL);
+		if (!matcher.find()) {
+			throw new IllegalStateException("No host in " + DATABASE_URL);
+		}
+		int port = (matcher.group(2) != null) ? Integer.parseInt(matcher.group(2)) : 5432;
+		return TcpProxy.start(matcher.group(1), port);
 	}
 
 	/**

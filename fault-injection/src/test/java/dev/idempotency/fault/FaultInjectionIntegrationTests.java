@@ -56,8 +56,6 @@ class FaultInjectionIntegrationTests {
 
 	private static final int PARTITIONS = 4;
 
-	private static final int USERS = 50;
-
 	private static final Duration READY_TIMEOUT = Duration.ofSeconds(180);
 
 	private static final Pattern WHERE = Pattern.compile("key=(\\S+) partition=(\\d+) offset=(\\d+)");
@@ -87,6 +85,8 @@ class FaultInjectionIntegrationTests {
 
 	private final Random random = new Random(this.seed);
 
+	private final OrderBook book = new OrderBook(this.random);
+
 	private FaultCluster cluster;
 
 	private String topic;
@@ -98,10 +98,6 @@ class FaultInjectionIntegrationTests {
 	private final List<ProducerRecord<String, byte[]>> stream = new ArrayList<>();
 
 	private int sent;
-
-	private final Map<String, Long> expectedPoints = new LinkedHashMap<>();
-
-	private final Map<String, Long> expectedBalances = new HashMap<>();
 
 	private final Set<String> poisonKeys = new TreeSet<>();
 
@@ -184,7 +180,7 @@ class FaultInjectionIntegrationTests {
 		Duration drain = this.soak ? Duration.ofMinutes(20) : Duration.ofMinutes(4);
 		await().atMost(drain)
 			.pollInterval(Duration.ofMillis(500))
-			.until(() -> this.cluster.database().distinctOrdersCredited("ord-") >= this.expectedPoints.size()
+			.until(() -> this.cluster.database().distinctOrdersCredited("ord-") >= this.book.uniqueOrders()
 					&& this.cluster.caughtUp(this.group, this.topic, PARTITIONS));
 		for (String slot : List.of("a", "b")) {
 			ChildConsumer child = this.slots.get(slot);
@@ -252,13 +248,8 @@ class FaultInjectionIntegrationTests {
 	}
 
 	private ProducerRecord<String, byte[]> newOrder() {
-		int n = this.expectedPoints.size() + 1;
-		String orderId = "ord-" + n;
-		String userId = "u-" + this.random.nextInt(USERS);
-		long points = 1 + this.random.nextInt(100);
-		this.expectedPoints.put(orderId, points);
-		this.expectedBalances.merge(userId, points, Long::sum);
-		return new ProducerRecord<>(this.topic, orderId, FaultCluster.json(orderId, userId, points));
+		OrderBook.Message order = this.book.newOrder();
+		return new ProducerRecord<>(this.topic, order.name(), order.bytes());
 	}
 
 	private ProducerRecord<String, byte[]> duplicate(ProducerRecord<String, byte[]> original) {
@@ -411,18 +402,9 @@ class FaultInjectionIntegrationTests {
 
 	private void verifyAndReport(Duration duration) {
 		// Exactly once, nothing lost.
-		Map<String, Integer> credits = this.cluster.database().creditsPerOrder("");
-		Map<String, Integer> doubles = new TreeMap<>();
-		credits.forEach((order, count) -> {
-			if (count != 1) {
-				doubles.put(order, count);
-			}
-		});
-		Set<String> missing = new TreeSet<>(this.expectedPoints.keySet());
-		missing.removeAll(credits.keySet());
-		Set<String> unexpected = new TreeSet<>(credits.keySet());
-		unexpected.removeAll(this.expectedPoints.keySet());
-		long expectedSum = this.expectedPoints.values().stream().mapToLong(Long::longValue).sum();
+		OrderBook.LedgerCheck ledger = this.book.check(this.cluster.database());
+		Map<String, Integer> doubles = ledger.doubles();
+		Set<String> missing = ledger.missing();
 
 		// Dead letters.
 		List<ConsumerRecord<String, byte[]>> deadLetters = this.cluster.readAll(this.topic + ".DLT", 1);
@@ -461,16 +443,16 @@ class FaultInjectionIntegrationTests {
 
 		int totalKills = this.done.getOrDefault(Fault.KILL_BEFORE_COMMIT, 0)
 				+ this.done.getOrDefault(Fault.KILL_AFTER_COMMIT, 0) + this.done.getOrDefault(Fault.KILL_RANDOM, 0);
-		int uniqueOrders = this.expectedPoints.size();
+		int uniqueOrders = this.book.uniqueOrders();
 		report(duration, uniqueOrders, totalKills, received, processed, duplicate, failed, rejected,
 				inProgress, inFlight, inFlightCommitted, deadLettered, deadLetters.size(), deadLettersByKey, generations,
 				doubles, missing, problems);
 
 		assertThat(doubles).as("orders credited more than once").isEmpty();
 		assertThat(missing).as("orders never credited (lost)").isEmpty();
-		assertThat(unexpected).as("ledger rows for orders never sent").isEmpty();
-		assertThat(this.cluster.database().ledgerSum()).as("ledger sum").isEqualTo(expectedSum);
-		assertThat(this.cluster.database().balances()).as("balances").isEqualTo(this.expectedBalances);
+		assertThat(ledger.unexpected()).as("ledger rows for orders never sent").isEmpty();
+		assertThat(ledger.sum()).as("ledger sum").isEqualTo(ledger.expectedSum());
+		assertThat(this.cluster.database().balances()).as("balances").isEqualTo(this.book.expectedBalances());
 		assertThat(deadLettersByKey.keySet()).as("dead-letter topic: exactly the poison messages")
 			.isEqualTo(this.poisonKeys);
 		assertThat(this.cluster.caughtUp(this.group, this.topic, PARTITIONS)).as("committed offsets at the end").isTrue();

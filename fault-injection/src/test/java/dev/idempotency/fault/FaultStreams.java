@@ -7,6 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.idempotency.testsupport.TcpProxy;
+
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -72,9 +74,26 @@ final class FaultStreams implements AutoCloseable {
 
 	/** The consumers' system properties for this Redis, stream and group. */
 	Map<String, String> consumerProperties() {
+		return consumerProperties(HOST, PORT);
+	}
+
+	/**
+	 * The consumers' system properties for this stream and group, reaching Redis through
+	 * {@code proxy} (outage tests).
+	 */
+	Map<String, String> consumerPropertiesThrough(TcpProxy proxy) {
+		return consumerProperties("127.0.0.1", proxy.port());
+	}
+
+	/** A proxy in front of this Redis. */
+	static TcpProxy proxy() {
+		return TcpProxy.start(HOST, PORT);
+	}
+
+	private Map<String, String> consumerProperties(String host, int port) {
 		Map<String, String> properties = new LinkedHashMap<>();
-		properties.put("spring.data.redis.host", HOST);
-		properties.put("spring.data.redis.port", String.valueOf(PORT));
+		properties.put("spring.data.redis.host", host);
+		properties.put("spring.data.redis.port", String.valueOf(port));
 		properties.put("fault.stream", this.stream);
 		properties.put("fault.group", this.group);
 		return properties;

@@ -36,6 +36,12 @@ final class Journal {
 	/** Redis Stream: entries claimed from idle consumers, per claim run. */
 	final List<Integer> claims = new ArrayList<>();
 
+	/** Fail-closed: the listener paused ({@code P} lines: the failure's class). */
+	final List<String> pauses = new ArrayList<>();
+
+	/** Fail-closed: the listener resumed ({@code U} lines: how long it was paused, in ms). */
+	final List<Long> resumes = new ArrayList<>();
+
 	boolean cleanShutdown;
 
 	private Journal(String child) {
@@ -63,6 +69,8 @@ final class Journal {
 				case "D" -> journal.deadLetters.add(words[3]);
 				case "A" -> journal.assignments.add(words[1] + ":" + words[2]);
 				case "C" -> journal.claims.add(Integer.parseInt(words[2]));
+				case "P" -> journal.pauses.add(words[2]);
+				case "U" -> journal.resumes.add(Long.parseLong(words[2]));
 				case "S" -> journal.cleanShutdown = true;
 				default -> {
 					// A line cut by SIGKILL mid-write cannot happen (one write per line), but be lenient.
