@@ -42,7 +42,11 @@ import org.springframework.util.backoff.BackOff;
  * recovered, however long the outage lasts.</li>
  * </ul>
  * Record listeners are otherwise handled as by {@code DefaultErrorHandler}, with the back-off
- * function that {@link KafkaErrorHandlers} sets.
+ * function that {@link KafkaErrorHandlers} sets. The decisions it shares with the
+ * {@link IdempotentAfterRollbackProcessor} live in {@link KafkaFailurePolicy}. With Kafka
+ * transactions, this handler runs inside the record's transaction: a recovered record's dead letter
+ * and offset commit together, and what it retries (by throwing) rolls the transaction back and goes
+ * to the after-rollback processor.
  *
  * @since 0.1.0
  */
