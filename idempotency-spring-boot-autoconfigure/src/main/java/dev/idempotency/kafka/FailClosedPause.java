@@ -24,6 +24,9 @@ final class FailClosedPause {
 	/** A consumer thread serves one container, so it opens at most one circuit. */
 	private static final ThreadLocal<@Nullable FailClosedCircuit> OPENED_ON_THIS_THREAD = new ThreadLocal<>();
 
+	/** The failure this thread last waited for, so that a rollback after the wait does not wait again. */
+	private static final ThreadLocal<@Nullable Throwable> WAITED_FOR = new ThreadLocal<>();
+
 	private final FailClosedCircuits circuits;
 
 	FailClosedPause(FailClosedCircuits circuits) {
@@ -53,6 +56,28 @@ final class FailClosedPause {
 		OPENED_ON_THIS_THREAD.set(circuit);
 		circuit.awaitRecovery(container::isRunning, () -> {
 		});
+		WAITED_FOR.set(failure);
+	}
+
+	/**
+	 * Whether this thread has just waited for {@code failure}: with Kafka transactions, the error
+	 * handler waits, then the container rolls back and hands the same failure (wrapped) to the
+	 * after-rollback processor, which need not wait again. Forgets the failure.
+	 * @param failure the failure the after-rollback processor was given
+	 * @return {@code true} if {@code failure} or one of its causes is the one waited for
+	 */
+	static boolean alreadyWaitedFor(Throwable failure) {
+		Throwable waited = WAITED_FOR.get();
+		WAITED_FOR.remove();
+		for (Throwable candidate = failure; waited != null && candidate != null; candidate = candidate.getCause()) {
+			if (candidate == waited) {
+				return true;
+			}
+			if (candidate.getCause() == candidate) {
+				break;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -60,6 +85,7 @@ final class FailClosedPause {
 	 * thread opened, if any (the resume is logged and counted once, by the circuit).
 	 */
 	static void deliveryGotThrough() {
+		WAITED_FOR.remove();
 		FailClosedCircuit circuit = OPENED_ON_THIS_THREAD.get();
 		if (circuit != null) {
 			OPENED_ON_THIS_THREAD.remove();

@@ -15,7 +15,6 @@ import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.ListenerUtils;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.SeekUtils;
 import org.springframework.util.backoff.BackOff;
@@ -43,13 +42,17 @@ import org.springframework.util.backoff.BackOff;
  * recovered, however long the outage lasts.</li>
  * </ul>
  * Record listeners are otherwise handled as by {@code DefaultErrorHandler}, with the back-off
- * function that {@link KafkaErrorHandlers} sets.
+ * function that {@link KafkaErrorHandlers} sets. The decisions it shares with the
+ * {@link IdempotentAfterRollbackProcessor} live in {@link KafkaFailurePolicy}. With Kafka
+ * transactions, this handler runs inside the record's transaction: a recovered record's dead letter
+ * and offset commit together, and what it retries (by throwing) rolls the transaction back and goes
+ * to the after-rollback processor.
  *
  * @since 0.1.0
  */
 public class IdempotentErrorHandler extends DefaultErrorHandler {
 
-	private final @Nullable FailClosedPause failClosed;
+	private final KafkaFailurePolicy policy;
 
 	public IdempotentErrorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff) {
 		this(recoverer, backOff, null);
@@ -66,14 +69,23 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 	public IdempotentErrorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff,
 			@Nullable FailClosedCircuits circuits) {
 		super(recoverer, backOff);
-		this.failClosed = (circuits != null) ? new FailClosedPause(circuits) : null;
+		this.policy = new KafkaFailurePolicy(circuits);
+	}
+
+	/**
+	 * Whether an infrastructure failure pauses the listener instead of counting an attempt.
+	 * @return {@code true} if built with fail-closed circuits
+	 * @since 0.2.0
+	 */
+	public boolean isFailClosed() {
+		return this.policy.isFailClosed();
 	}
 
 	@Override
 	public boolean handleOne(Exception thrownException, ConsumerRecord<?, ?> record, Consumer<?, ?> consumer,
 			MessageListenerContainer container) {
-		if (pauses(thrownException)) {
-			awaitRecovery(thrownException, container);
+		if (this.policy.pauses(thrownException)) {
+			this.policy.awaitRecovery(thrownException, container);
 			// Not recovered: the container delivers the record again.
 			return false;
 		}
@@ -83,11 +95,11 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 	@Override
 	public void handleRemaining(Exception thrownException, List<ConsumerRecord<?, ?>> records,
 			Consumer<?, ?> consumer, MessageListenerContainer container) {
-		if (pauses(thrownException)) {
+		if (this.policy.pauses(thrownException)) {
 			// spring-kafka's own path for a record in retry, never recovered: wait, seek every
 			// partition back to its first remaining record, throw so that nothing is committed.
 			SeekUtils.seekOrRecover(thrownException, records, consumer, container, false, (record, failure) -> {
-				awaitRecovery(failure, container);
+				this.policy.awaitRecovery(failure, container);
 				return false;
 			}, this.logger, getLogLevel());
 			return;
@@ -103,42 +115,17 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 			FailClosedPause.deliveryGotThrough();
 			redeliverLater(data, consumer, container, inProgress);
 		}
-		if (pauses(thrownException)) {
-			seekToFirstRecords(data, consumer);
-			awaitRecovery(thrownException, container);
+		if (this.policy.pauses(thrownException)) {
+			KafkaFailurePolicy.seekBack(data, consumer);
+			this.policy.awaitRecovery(thrownException, container);
 			throw redeliveredAfterOutage(thrownException);
 		}
 		super.handleBatch(translate(thrownException), data, consumer, container, invokeListener);
 	}
 
-	/**
-	 * Whether a failure pauses the listener; any other failure got through to the infrastructure
-	 * and closes the circuit this consumer thread opened.
-	 */
-	private boolean pauses(Exception thrownException) {
-		if (this.failClosed == null) {
-			return false;
-		}
-		if (this.failClosed.pauses(thrownException)) {
-			return true;
-		}
-		FailClosedPause.deliveryGotThrough();
-		return false;
-	}
-
-	private void awaitRecovery(Exception thrownException, MessageListenerContainer container) {
-		if (this.failClosed != null) {
-			this.failClosed.awaitRecovery(thrownException, container);
-		}
-	}
-
 	private static KafkaException redeliveredAfterOutage(Exception thrownException) {
 		return new KafkaException("Redelivered when the infrastructure answers again (fail-closed)",
 				KafkaException.Level.DEBUG, thrownException);
-	}
-
-	private static void seekToFirstRecords(ConsumerRecords<?, ?> data, Consumer<?, ?> consumer) {
-		data.partitions().forEach((partition) -> consumer.seek(partition, data.records(partition).get(0).offset()));
 	}
 
 	/**
@@ -148,13 +135,8 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 	 */
 	private static void redeliverLater(ConsumerRecords<?, ?> data, Consumer<?, ?> consumer,
 			MessageListenerContainer container, IdempotencyInProgressException inProgress) {
-		seekToFirstRecords(data, consumer);
-		try {
-			ListenerUtils.stoppableSleep(container, InProgressBackOff.interval(inProgress.getLease()).toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		KafkaFailurePolicy.seekBack(data, consumer);
+		KafkaFailurePolicy.awaitLease(inProgress, container);
 		throw new KafkaException("Batch redelivered later: " + inProgress.getMessage(), KafkaException.Level.DEBUG,
 				inProgress);
 	}

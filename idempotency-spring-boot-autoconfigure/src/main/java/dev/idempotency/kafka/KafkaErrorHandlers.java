@@ -2,13 +2,12 @@ package dev.idempotency.kafka;
 
 import java.time.Duration;
 
-import dev.idempotency.core.NonRetryableIdempotencyException;
 import dev.idempotency.support.FailClosedCircuits;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.support.ExponentialBackOffWithMaxRetries;
 
 /**
  * Builds the error handler the starter gives Spring Boot's listener container factory: retries with
@@ -18,7 +17,9 @@ import org.springframework.kafka.support.ExponentialBackOffWithMaxRetries;
  * classifies) go to the recoverer at once. A key in progress elsewhere is retried with the
  * {@link InProgressBackOff} for as long as it stays in progress, never recovered. With fail-closed
  * on, an infrastructure failure pauses the listener until the stores answer again, without
- * counting an attempt (see {@link IdempotentErrorHandler}).
+ * counting an attempt (see {@link IdempotentErrorHandler}). With Kafka transactions, the
+ * {@link IdempotentAfterRollbackProcessor} makes the same decisions for what the container hands
+ * it after a rollback.
  *
  * @since 0.1.0
  */
@@ -55,24 +56,37 @@ public final class KafkaErrorHandlers {
 	 */
 	public static DefaultErrorHandler retryThenRecover(ConsumerRecordRecoverer recoverer, int maxAttempts,
 			Duration initialInterval, double multiplier, Duration maxInterval, @Nullable FailClosedCircuits circuits) {
-		if (maxAttempts < 1) {
-			throw new IllegalArgumentException("maxAttempts must be at least 1");
-		}
-		ExponentialBackOffWithMaxRetries backOff = new ExponentialBackOffWithMaxRetries(maxAttempts - 1);
-		backOff.setInitialInterval(initialInterval.toMillis());
-		backOff.setMultiplier(multiplier);
-		backOff.setMaxInterval(maxInterval.toMillis());
-		DefaultErrorHandler handler = new IdempotentErrorHandler(recoverer, backOff, circuits);
+		DefaultErrorHandler handler = new IdempotentErrorHandler(recoverer,
+				KafkaFailurePolicy.retryBackOff(maxAttempts, initialInterval, multiplier, maxInterval), circuits);
 		// In MANUAL_IMMEDIATE the container would only queue a recovered record's offset, and nothing
 		// commits it until a later record of the partition is acknowledged: the dead letter would be
-		// redelivered (and dead-lettered again) after a crash or a rebalance.
-		handler.setCommitRecovered(true);
-		handler.addNotRetryableExceptions(NonRetryableIdempotencyException.class);
-		// A key in progress elsewhere is not the record's fault: wait for the lease instead of
-		// spending the record's attempts; a later failure of another type starts them afresh.
-		handler.setBackOffFunction((record, ex) -> InProgressBackOff.of(ex));
-		handler.setResetStateOnExceptionChange(true);
+		// redelivered (and dead-lettered again) after a crash or a rebalance; hence commitRecovered.
+		KafkaFailurePolicy.applyTo(handler);
 		return handler;
+	}
+
+	/**
+	 * Creates the after-rollback processor for containers that run in Kafka transactions: the same
+	 * retries, recoverer and classification as {@link #retryThenRecover}, a recovered record's
+	 * offset sent to the Kafka transaction that publishes it, and with {@code circuits},
+	 * fail-closed.
+	 * @param recoverer where records go after the last attempt
+	 * @param kafkaOperations a transactional template, to send a recovered record's offset to the
+	 * transaction
+	 * @param maxAttempts deliveries of a record before it is recovered, at least 1
+	 * @param initialInterval back-off before the second attempt
+	 * @param multiplier back-off growth per attempt
+	 * @param maxInterval longest back-off
+	 * @param circuits pause on infrastructure failures instead of counting them, or {@code null}
+	 * @return the after-rollback processor
+	 * @since 0.2.0
+	 */
+	public static IdempotentAfterRollbackProcessor<Object, Object> retryThenRecoverAfterRollback(
+			ConsumerRecordRecoverer recoverer, KafkaOperations<?, ?> kafkaOperations, int maxAttempts,
+			Duration initialInterval, double multiplier, Duration maxInterval, @Nullable FailClosedCircuits circuits) {
+		return new IdempotentAfterRollbackProcessor<>(recoverer,
+				KafkaFailurePolicy.retryBackOff(maxAttempts, initialInterval, multiplier, maxInterval), kafkaOperations,
+				circuits);
 	}
 
 }

@@ -14,12 +14,14 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.ContainerCustomizer;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The application of the Kafka fail-closed tests: a record listener, a batch listener and a
- * listener with a poison message, all {@code @Idempotent} with the JDBC store in transactional
+ * The application of the Kafka fail-closed tests: a record listener, a batch listener, a
+ * listener with a poison message and a record listener without an error handler, all {@code @Idempotent} with the JDBC store in transactional
  * mode, crediting a ledger table and noting when each credit committed.
  */
 @SpringBootConfiguration
@@ -32,9 +34,24 @@ class FailClosedKafkaApplication {
 
 	static final String POISON = "fc-poison";
 
+	/**
+	 * A record listener whose container has no error handler: with Kafka transactions its failures
+	 * go straight to the after-rollback processor.
+	 */
+	static final String ROLLBACK_ONLY = "fc-rollback-only";
+
 	@Bean
 	SimpleMeterRegistry meterRegistry() {
 		return new SimpleMeterRegistry();
+	}
+
+	@Bean
+	ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> noErrorHandler() {
+		return (container) -> {
+			if (ROLLBACK_ONLY.equals(container.getListenerId())) {
+				container.setCommonErrorHandler(null);
+			}
+		};
 	}
 
 	@Bean
@@ -110,6 +127,13 @@ class FailClosedKafkaApplication {
 		public void onRecord(String payload) {
 			credit(RECORDS, payload);
 			this.commits.afterCommit(RECORDS, 1);
+		}
+
+		@KafkaListener(id = ROLLBACK_ONLY, topics = ROLLBACK_ONLY, groupId = ROLLBACK_ONLY)
+		@Idempotent(key = "#payload.split(':')[0]", namespace = ROLLBACK_ONLY)
+		public void onRecordWithoutErrorHandler(String payload) {
+			credit(ROLLBACK_ONLY, payload);
+			this.commits.afterCommit(ROLLBACK_ONLY, 1);
 		}
 
 		@KafkaListener(id = BATCH, topics = BATCH, groupId = BATCH, batch = "true")

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,6 +28,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
@@ -66,8 +68,12 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 		this.database = TcpProxy.start(url.group(1), (url.group(2) != null) ? Integer.parseInt(url.group(2)) : 5432);
 		String database = url.group(3);
 		this.broker = new EmbeddedKafkaKraftBroker(1, 4);
+		// One broker: with Kafka transactions on, the transaction state log cannot have three replicas.
+		this.broker.brokerProperties(
+				Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));
 		this.broker.afterPropertiesSet();
-		for (String topic : List.of(FailClosedKafkaApplication.RECORDS, FailClosedKafkaApplication.BATCH)) {
+		for (String topic : List.of(FailClosedKafkaApplication.RECORDS, FailClosedKafkaApplication.BATCH,
+				FailClosedKafkaApplication.ROLLBACK_ONLY)) {
 			this.broker.addTopics(new NewTopic(topic, 4, (short) 1), new NewTopic(topic + ".DLT", 1, (short) 1));
 		}
 		this.broker.addTopics(new NewTopic(FailClosedKafkaApplication.POISON, 1, (short) 1),
@@ -104,14 +110,15 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 	 * @return the time from the restore to the listener's next commit
 	 */
 	Duration sendOrdersThroughAnOutage(String listener, Duration outage) throws InterruptedException {
-		for (int i = 0; i < ORDERS; i++) {
-			String order = listener + "-" + i;
-			this.kafka.send(listener, order, order + ":1");
-			if (i % 10 == 0) {
-				this.kafka.send(listener, order, order + ":1");
+		send((operations) -> {
+			for (int i = 0; i < ORDERS; i++) {
+				String order = listener + "-" + i;
+				operations.send(listener, order, order + ":1");
+				if (i % 10 == 0) {
+					operations.send(listener, order, order + ":1");
+				}
 			}
-		}
-		this.kafka.flush();
+		});
 		await().atMost(60, TimeUnit.SECONDS)
 			.pollInterval(Duration.ofMillis(2))
 			.until(() -> this.commits.credits(listener) >= ORDERS / 3);
@@ -129,6 +136,25 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 		System.out.println("[fail-closed] " + listener + ": credits before the restore "
 				+ this.commits.credits(listener) + ", first commit " + resumed.toMillis() + " ms after the restore");
 		return resumed;
+	}
+
+	/**
+	 * Sends records, in one Kafka transaction when the template is transactional (Kafka
+	 * transactions on), and waits until they are sent.
+	 * @param sends the sends
+	 */
+	void send(Consumer<KafkaOperations<String, String>> sends) {
+		if (this.kafka.isTransactional()) {
+			// The commit sends them.
+			this.kafka.executeInTransaction((operations) -> {
+				sends.accept(operations);
+				return null;
+			});
+		}
+		else {
+			sends.accept(this.kafka);
+			this.kafka.flush();
+		}
 	}
 
 	int ledgerCount(String listener) {

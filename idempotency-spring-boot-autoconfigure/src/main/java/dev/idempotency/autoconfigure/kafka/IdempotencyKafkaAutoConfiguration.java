@@ -3,6 +3,7 @@ package dev.idempotency.autoconfigure.kafka;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.kafka.DeadLetterRecoverer;
+import dev.idempotency.kafka.IdempotentAfterRollbackProcessor;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaErrorHandlers;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
@@ -23,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 
@@ -30,7 +32,8 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * Kafka adapter: the delivery context on every listener container factory, acknowledgement of
  * manual-ack listeners after commit, and (unless the application defines its own
  * {@code CommonErrorHandler}) retries with back-off, then a dead-letter topic, pausing instead on
- * infrastructure failures while fail-closed is on; at start-up, the
+ * infrastructure failures while fail-closed is on; the same decisions after a Kafka transaction
+ * rolls back (unless the application defines its own {@code AfterRollbackProcessor}); at start-up, the
  * dedup retention of {@code @Idempotent} listeners is checked against their topics' retention.
  *
  * @since 0.1.0
@@ -65,10 +68,34 @@ public final class IdempotencyKafkaAutoConfiguration {
 			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners,
 			ObjectProvider<FailClosedCircuits> failClosed) {
 		IdempotencyKafkaProperties.Retry retry = properties.getRetry();
-		DeadLetterRecoverer recoverer = new DeadLetterRecoverer(kafkaOperations,
-				properties.getDeadLetter().getSuffix(), () -> listeners.orderedStream().toList());
-		return KafkaErrorHandlers.retryThenRecover(recoverer, retry.getMaxAttempts(), retry.getInitialInterval(),
-				retry.getMultiplier(), retry.getMaxInterval(), failClosed.getIfAvailable());
+		return KafkaErrorHandlers.retryThenRecover(deadLetterRecoverer(kafkaOperations, properties, listeners),
+				retry.getMaxAttempts(), retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
+				failClosed.getIfAvailable());
+	}
+
+	/**
+	 * What the container does after rolling back a Kafka transaction (Spring Boot sets it on its
+	 * listener container factory): the error handler's retries, dead-letter topic and fail-closed,
+	 * with a recovered record's offset committed in the transaction that publishes it. Without it,
+	 * spring-kafka logs and skips a record after ten rollbacks.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(AfterRollbackProcessor.class)
+	@ConditionalOnBean(KafkaOperations.class)
+	IdempotentAfterRollbackProcessor<Object, Object> idempotencyKafkaAfterRollbackProcessor(
+			KafkaOperations<?, ?> kafkaOperations, IdempotencyKafkaProperties properties,
+			ObjectProvider<DeliveryListener> listeners, ObjectProvider<FailClosedCircuits> failClosed) {
+		IdempotencyKafkaProperties.Retry retry = properties.getRetry();
+		return KafkaErrorHandlers.retryThenRecoverAfterRollback(
+				deadLetterRecoverer(kafkaOperations, properties, listeners), kafkaOperations, retry.getMaxAttempts(),
+				retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
+				failClosed.getIfAvailable());
+	}
+
+	private static DeadLetterRecoverer deadLetterRecoverer(KafkaOperations<?, ?> kafkaOperations,
+			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners) {
+		return new DeadLetterRecoverer(kafkaOperations, properties.getDeadLetter().getSuffix(),
+				() -> listeners.orderedStream().toList());
 	}
 
 	@Bean

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.kafka.IdempotentAfterRollbackProcessor;
+import dev.idempotency.kafka.IdempotentErrorHandler;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaDeliveryContextInterceptor;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
@@ -24,9 +26,11 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CommonLoggingErrorHandler;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.test.util.ReflectionTestUtils;
@@ -57,12 +61,47 @@ class IdempotencyKafkaAutoConfigurationTests {
 		FailClosedCircuits circuits = new FailClosedCircuits(new DefaultFailureClassifier(), () -> {
 		}, new FailClosedSettings(Duration.ofSeconds(2), Duration.ofSeconds(30)), List::of);
 		this.contextRunner.withBean(FailClosedCircuits.class, () -> circuits)
-			.run((context) -> assertThat(ReflectionTestUtils.getField(context.getBean(DefaultErrorHandler.class),
-					"failClosed"))
-				.isNotNull());
-		this.contextRunner.run((context) -> assertThat(
-				ReflectionTestUtils.getField(context.getBean(DefaultErrorHandler.class), "failClosed"))
-			.isNull());
+			.run((context) -> assertThat(context.getBean(IdempotentErrorHandler.class).isFailClosed()).isTrue());
+		this.contextRunner
+			.run((context) -> assertThat(context.getBean(IdempotentErrorHandler.class).isFailClosed()).isFalse());
+	}
+
+	@Test
+	void afterRollbackProcessorWithTheErrorHandlersDecisionsIsProvided() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(IdempotentAfterRollbackProcessor.class);
+			IdempotentAfterRollbackProcessor<?, ?> processor = context.getBean(IdempotentAfterRollbackProcessor.class);
+			// Runs in a Kafka transaction, so that a dead letter's offset commits with it.
+			assertThat(processor.isProcessInTransaction()).isTrue();
+			assertThat(processor.isFailClosed()).isFalse();
+		});
+	}
+
+	@Test
+	void afterRollbackProcessorPausesOnInfrastructureFailuresOnlyWhenFailClosedCircuitsExist() {
+		FailClosedCircuits circuits = new FailClosedCircuits(new DefaultFailureClassifier(), () -> {
+		}, new FailClosedSettings(Duration.ofSeconds(2), Duration.ofSeconds(30)), List::of);
+		this.contextRunner.withBean(FailClosedCircuits.class, () -> circuits)
+			.run((context) -> assertThat(context.getBean(IdempotentAfterRollbackProcessor.class).isFailClosed())
+				.isTrue());
+	}
+
+	@Test
+	void bootsListenerContainerFactoryGetsTheAfterRollbackProcessor() {
+		this.contextRunner.withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-").run((context) -> {
+			ConcurrentKafkaListenerContainerFactory<?, ?> factory = context
+				.getBean(ConcurrentKafkaListenerContainerFactory.class);
+			assertThat(ReflectionTestUtils.getField(factory, "afterRollbackProcessor"))
+				.isSameAs(context.getBean(IdempotentAfterRollbackProcessor.class));
+		});
+	}
+
+	@Test
+	void applicationAfterRollbackProcessorWins() {
+		this.contextRunner.withBean(AfterRollbackProcessor.class, DefaultAfterRollbackProcessor::new)
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotentAfterRollbackProcessor.class)
+				.hasSingleBean(AfterRollbackProcessor.class)
+				.hasSingleBean(IdempotentErrorHandler.class));
 	}
 
 	@Test
@@ -96,6 +135,7 @@ class IdempotencyKafkaAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("idempotency.kafka.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(KafkaListenerContainerFactoryPostProcessor.class)
 				.doesNotHaveBean(DefaultErrorHandler.class)
+				.doesNotHaveBean(AfterRollbackProcessor.class)
 				.doesNotHaveBean(KafkaAcknowledgmentResolver.class));
 	}
 
