@@ -188,6 +188,22 @@ class FaultInjectionIntegrationTests {
 		}
 		Duration duration = Duration.ofNanos(System.nanoTime() - started);
 		verifyAndReport(duration);
+		verifyMore(this.book.uniqueOrders());
+	}
+
+	/**
+	 * Further system properties of every consumer: a subclass runs the same suite with a feature on.
+	 * @return the properties, none here
+	 */
+	protected Map<String, String> extraConsumerProperties() {
+		return Map.of();
+	}
+
+	/**
+	 * Further checks of a subclass, after the ledger and the dead letters were verified.
+	 * @param uniqueOrders the valid orders sent
+	 */
+	protected void verifyMore(int uniqueOrders) {
 	}
 
 	// Schedule and stream
@@ -302,8 +318,10 @@ class FaultInjectionIntegrationTests {
 			case "b" -> "record";
 			default -> (incarnation % 2 == 0) ? "record" : "manual_immediate";
 		};
-		ChildConsumer child = ChildConsumer.start(name, this.cluster.directory(), ackMode,
+		Map<String, String> properties = new LinkedHashMap<>(
 				this.cluster.consumerProperties(this.topic, this.group, applicationName(name)));
+		properties.putAll(extraConsumerProperties());
+		ChildConsumer child = ChildConsumer.start(name, this.cluster.directory(), ackMode, properties);
 		this.slots.put(slot, child);
 		this.children.add(child);
 		if (incarnation > 1 && !"c".equals(slot)) {
