@@ -40,6 +40,9 @@ final class Accounting {
 	/** The same, with the incarnations in which each committed. */
 	final Map<String, Set<String>> committedInFlightIn = new TreeMap<>();
 
+	/** Orders in flight (received, no outcome line) when an incarnation was killed, and where. */
+	private final Map<String, Set<String>> inFlightAtKillIn = new TreeMap<>();
+
 	long received;
 
 	long inFlight;
@@ -79,6 +82,8 @@ final class Accounting {
 							+ unfinished);
 				}
 				for (Journal.Received delivery : unfinished) {
+					this.inFlightAtKillIn.computeIfAbsent(delivery.orderId(), (order) -> new TreeSet<>())
+						.add(child.name());
 					if (database.credited(child.name(), delivery)) {
 						this.committedInFlight.add(delivery.orderId());
 						this.committedInFlightIn.computeIfAbsent(delivery.orderId(), (order) -> new TreeSet<>())
@@ -158,6 +163,15 @@ final class Accounting {
 	 */
 	boolean committedInFlightElsewhere(String order, String child) {
 		return this.committedInFlightIn.getOrDefault(order, Set.of()).stream().anyMatch((other) -> !other.equals(child));
+	}
+
+	/**
+	 * Whether another incarnation received the order and was killed before its outcome line: the
+	 * redelivery happened, and its outcome went with the kill (the suites' ledger and end-of-run
+	 * checks still say whether it was credited once and acknowledged).
+	 */
+	boolean inFlightAtKillElsewhere(String order, String child) {
+		return this.inFlightAtKillIn.getOrDefault(order, Set.of()).stream().anyMatch((other) -> !other.equals(child));
 	}
 
 	boolean outcomeElsewhere(String key, String child, String outcome) {
