@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnels;
-import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
 
 /**
@@ -22,7 +21,7 @@ import dev.idempotency.core.IdempotencyKey;
  *
  * @since 0.2.0
  */
-public final class BloomDuplicateFilter implements DuplicateFilter, RebuildableFilter {
+public final class BloomDuplicateFilter implements RebuildableFilter {
 
 	private final long expectedInsertions;
 

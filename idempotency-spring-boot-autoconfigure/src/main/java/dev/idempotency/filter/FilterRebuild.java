@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.CompletedKeySource;
-import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.DuplicateFilterListener;
 import dev.idempotency.support.Listeners;
 import org.apache.commons.logging.Log;
@@ -25,9 +24,7 @@ public final class FilterRebuild implements Runnable {
 
 	private static final Log logger = LogFactory.getLog(FilterRebuild.class);
 
-	private final DuplicateFilter filter;
-
-	private final RebuildableFilter rebuildable;
+	private final RebuildableFilter filter;
 
 	private final CompletedKeySource source;
 
@@ -45,7 +42,7 @@ public final class FilterRebuild implements Runnable {
 
 	/**
 	 * Creates a rebuild; {@link RebuildableFilter#rebuildStarted()} is called at once.
-	 * @param filter the filter to fill; must also be a {@link RebuildableFilter}
+	 * @param filter the filter to fill
 	 * @param source the store's completed keys
 	 * @param window how far back to read
 	 * @param pageSize keys per query
@@ -53,11 +50,10 @@ public final class FilterRebuild implements Runnable {
 	 * @param clock the clock the window ends at
 	 * @param listeners told the rebuild's size and duration
 	 */
-	public <F extends DuplicateFilter & RebuildableFilter> FilterRebuild(F filter, CompletedKeySource source,
+	public FilterRebuild(RebuildableFilter filter, CompletedKeySource source,
 			Duration window, int pageSize, Duration retryInterval, Clock clock,
 			Supplier<? extends List<? extends DuplicateFilterListener>> listeners) {
 		this.filter = filter;
-		this.rebuildable = filter;
 		this.source = source;
 		this.window = window;
 		this.pageSize = pageSize;
@@ -75,7 +71,7 @@ public final class FilterRebuild implements Runnable {
 				long keys = this.source.forEachCompletedSince(this.clock.instant().minus(this.window), this.pageSize,
 						this.filter::learn);
 				Duration took = Duration.ofNanos(System.nanoTime() - started);
-				this.rebuildable.rebuildFinished();
+				this.filter.rebuildFinished();
 				logger.info("Duplicate filter '" + this.filter.name() + "' rebuilt from the store: " + keys
 						+ " keys of the last " + this.window + " in " + took.toMillis() + " ms");
 				Listeners.notifyEach(this.listeners.get(),

@@ -3,7 +3,6 @@ package dev.idempotency.filter;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
@@ -21,7 +20,7 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  *
  * @since 0.2.0
  */
-public final class NumericIdBitmapFilter implements DuplicateFilter, RebuildableFilter {
+public final class NumericIdBitmapFilter implements RebuildableFilter {
 
 	private final long base;
 

@@ -82,8 +82,8 @@ public final class IdempotencyFilterAutoConfiguration {
 		List<CompletedKeySource> stores = sources.orderedStream().toList();
 		if (!window.isZero() && !window.isNegative() && stores.size() == 1) {
 			for (DuplicateFilter filter : chain.filters()) {
-				if (filter instanceof RebuildableFilter) {
-					rebuilds.add(rebuild(filter, stores.get(0), properties, listeners));
+				if (filter instanceof RebuildableFilter rebuildable) {
+					rebuilds.add(rebuild(rebuildable, stores.get(0), properties, listeners));
 				}
 			}
 		}
@@ -100,10 +100,9 @@ public final class IdempotencyFilterAutoConfiguration {
 		};
 	}
 
-	@SuppressWarnings({ "unchecked", "rawtypes" })
-	private static FilterRebuild rebuild(DuplicateFilter filter, CompletedKeySource source,
+	private static FilterRebuild rebuild(RebuildableFilter filter, CompletedKeySource source,
 			IdempotencyFilterProperties properties, ObjectProvider<DuplicateFilterListener> listeners) {
-		return new FilterRebuild((DuplicateFilter & RebuildableFilter) filter, source, properties.getRebuildWindow(),
+		return new FilterRebuild(filter, source, properties.getRebuildWindow(),
 				properties.getRebuildPageSize(), Duration.ofSeconds(30), Clock.systemUTC(),
 				() -> listeners.orderedStream().toList());
 	}
