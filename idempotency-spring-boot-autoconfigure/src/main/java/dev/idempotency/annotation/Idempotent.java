@@ -54,14 +54,24 @@ public @interface Idempotent {
 	String retention() default "";
 
 	/**
-	 * How long an in-progress claim of a leased store (Redis) holds the key before another delivery
-	 * may take it over, e.g. {@code "30s"}; {@code ${...}} placeholders are resolved. Longer than the
-	 * method's slowest run. Empty means {@code idempotency.lease}. Transactional stores (JDBC) have
-	 * no lease: the row lock lasts as long as the transaction.
+	 * How long an in-progress claim of leased mode (the Redis and Redisson stores, or
+	 * {@link IdempotencyMode#LEASED}) holds the key before another delivery may take it over, e.g.
+	 * {@code "30s"}; {@code ${...}} placeholders are resolved. While the method runs the lease is
+	 * renewed (see {@code idempotency.lease-renewal}), so it bounds how long a crashed run blocks its
+	 * key, not how long the method may take. Empty means {@code idempotency.lease}. Transactional
+	 * mode has no lease: the row lock lasts as long as the transaction.
 	 * @return the lease
 	 * @since 0.2.0
 	 */
 	String lease() default "";
+
+	/**
+	 * How the key is recorded: in the business transaction, or under a lease for work that no local
+	 * transaction covers.
+	 * @return the mode
+	 * @since 0.2.0
+	 */
+	IdempotencyMode mode() default IdempotencyMode.DEFAULT;
 
 	/**
 	 * What to do with a duplicate delivery.

@@ -19,6 +19,8 @@ public record ClaimResult(Status status, @Nullable String token) {
 
 	private static final ClaimResult IN_PROGRESS = new ClaimResult(Status.IN_PROGRESS, null);
 
+	private static final ClaimResult PARKED = new ClaimResult(Status.PARKED, null);
+
 	/** A claim granted inside the current transaction; it commits or rolls back with it. */
 	public static ClaimResult claimedInTransaction() {
 		return CLAIMED_IN_TRANSACTION;
@@ -39,6 +41,15 @@ public record ClaimResult(Status status, @Nullable String token) {
 		return IN_PROGRESS;
 	}
 
+	/**
+	 * The key was parked for manual handling (a reconciler could not decide); its deliveries are
+	 * acknowledged and skipped until a person resolves it.
+	 * @since 0.2.0
+	 */
+	public static ClaimResult parked() {
+		return PARKED;
+	}
+
 	public boolean isClaimed() {
 		return this.status == Status.CLAIMED;
 	}
@@ -52,8 +63,17 @@ public record ClaimResult(Status status, @Nullable String token) {
 		/** The key was processed before; skip the work. */
 		DUPLICATE,
 
-		/** Someone else is processing the key right now; try again later. */
-		IN_PROGRESS
+		/**
+		 * Someone else is processing the key right now, or its lease ended and a reconciler has yet
+		 * to decide; try again later.
+		 */
+		IN_PROGRESS,
+
+		/**
+		 * The key waits for manual handling; skip the work and acknowledge.
+		 * @since 0.2.0
+		 */
+		PARKED
 
 	}
 

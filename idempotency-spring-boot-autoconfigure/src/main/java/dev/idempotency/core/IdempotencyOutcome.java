@@ -21,7 +21,14 @@ public enum IdempotencyOutcome {
 	IN_PROGRESS,
 
 	/** The key could not be resolved (missing, blank, expression error); retrying cannot help. */
-	REJECTED;
+	REJECTED,
+
+	/**
+	 * The key waits for manual handling (leased mode, parked by a reconciler); the method was
+	 * skipped and the delivery acknowledged.
+	 * @since 0.2.0
+	 */
+	PARKED;
 
 	/** Lower-case name used as a metric tag. */
 	public String tag() {

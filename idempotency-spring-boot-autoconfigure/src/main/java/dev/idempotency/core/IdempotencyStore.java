@@ -36,7 +36,8 @@ public interface IdempotencyStore {
 	 * lock timeout) and then reports {@code DUPLICATE} or {@code CLAIMED}.
 	 * <p>
 	 * A leased store writes the key as in progress until {@code now + lease}; a key whose lease has
-	 * expired is taken over.
+	 * expired is taken over (unless the store leaves it to a reconciler: then it is
+	 * {@code IN_PROGRESS} until reconciled), and a parked key is {@code PARKED}.
 	 * @param key the key, already digested if the store needs it shorter
 	 * @param lease how long an in-progress claim holds the key (leased stores only)
 	 * @param retention how long a processed key is remembered
@@ -127,6 +128,32 @@ public interface IdempotencyStore {
 	 * @since 0.2.0
 	 */
 	default void probe() {
+	}
+
+	/**
+	 * The store that claims the same keys in leased mode: each step (claim as in progress, complete,
+	 * release) commits on its own, and a claim holds its key under a lease. The default is this
+	 * store when it is not transactional, else {@code null} (no leased mode).
+	 * @return the leased store, or {@code null}
+	 * @since 0.2.0
+	 */
+	default @Nullable IdempotencyStore leased() {
+		return isTransactional() ? null : this;
+	}
+
+	/**
+	 * Extends the lease of a claim this caller still holds (compared by token), to {@code now + lease},
+	 * while a long method runs. The default renews nothing and reports the lease as not renewed.
+	 * @param key the claimed key
+	 * @param claim the result of the claim
+	 * @param lease the new lease, from now
+	 * @return {@code true} if the claim is still held and was extended, {@code false} if it is not
+	 * held any more (completed, released, taken over) or the store cannot renew
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @since 0.2.0
+	 */
+	default boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
+		return false;
 	}
 
 	/**
