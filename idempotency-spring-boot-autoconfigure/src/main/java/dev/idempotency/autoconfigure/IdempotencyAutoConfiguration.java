@@ -72,7 +72,7 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<DuplicateFilterChain> filters, ObjectProvider<IdempotencyLock> lock,
 			ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
-				properties.getTransactionTimeout());
+				properties.getTransactionTimeout(), properties.isRenewLeases());
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
 			.of(() -> listeners.orderedStream().toList());
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier

@@ -36,6 +36,13 @@ public class IdempotencyProperties {
 	private Duration lease = Duration.ofMinutes(5);
 
 	/**
+	 * Whether leased claims are renewed every third of their lease while the method runs, so that a
+	 * method slower than the lease keeps its key. When off, the lease must be longer than the
+	 * slowest run.
+	 */
+	private boolean renewLeases = true;
+
+	/**
 	 * Timeout of the transactions the interceptor opens. Zero means the transaction manager's default.
 	 */
 	private Duration transactionTimeout = Duration.ZERO;
@@ -79,6 +86,14 @@ public class IdempotencyProperties {
 
 	public void setLease(Duration lease) {
 		this.lease = lease;
+	}
+
+	public boolean isRenewLeases() {
+		return this.renewLeases;
+	}
+
+	public void setRenewLeases(boolean renewLeases) {
+		this.renewLeases = renewLeases;
 	}
 
 	public Duration getTransactionTimeout() {

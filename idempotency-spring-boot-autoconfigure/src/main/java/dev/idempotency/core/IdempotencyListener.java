@@ -1,8 +1,12 @@
 package dev.idempotency.core;
 
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * Told how each {@code @Idempotent} invocation ended, after the transaction committed or rolled
- * back, and of purge runs. Metrics are one listener; applications may add their own beans.
+ * back, and of purge and reconciliation runs. Metrics are one listener; applications may add their own beans.
  * Exceptions thrown by a listener are logged and otherwise ignored: they never change the outcome.
  * Transport and outbox events have listeners of their own: {@link DeliveryListener},
  * {@link OutboxListener}.
@@ -24,6 +28,30 @@ public interface IdempotencyListener {
 	 * @param deleted how many records were deleted, possibly 0
 	 */
 	default void onPurged(String store, int deleted) {
+	}
+
+	/**
+	 * Called after a reconciler settled, or failed to settle, one unfinished claim.
+	 * @param store the store's name
+	 * @param claim the claim
+	 * @param verdict the reconciler's verdict, or {@code null} if it threw
+	 * @param settled whether the verdict was applied ({@code false}: the reconciler threw, or its
+	 * hold on the claim had ended)
+	 * @since 0.2.0
+	 */
+	default void onReconciled(String store, UnfinishedClaim claim, IdempotencyReconciler.@Nullable Verdict verdict,
+			boolean settled) {
+	}
+
+	/**
+	 * Called after each reconciliation scan.
+	 * @param store the store's name
+	 * @param taken how many unfinished claims the scan took over
+	 * @param oldestUnfinished when the oldest claim still unfinished after the scan was made, or
+	 * {@code null} when there is none
+	 * @since 0.2.0
+	 */
+	default void onReconciliationScan(String store, int taken, @Nullable Instant oldestUnfinished) {
 	}
 
 }

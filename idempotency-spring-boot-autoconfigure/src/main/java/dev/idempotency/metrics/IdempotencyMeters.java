@@ -105,6 +105,25 @@ public final class IdempotencyMeters {
 	 */
 	public static final String OUTBOX_LATENCY = "idempotency.outbox.latency";
 
+	/** Counter of unfinished leased claims a reconciliation scan took over, tagged {@value #STORE_TAG}. */
+	public static final String RECONCILER_SCANNED = "idempotency.reconciler.scanned";
+
+	/**
+	 * Counter of reconciled claims, tagged {@value #STORE_TAG} and {@value #VERDICT_TAG}
+	 * ({@code completed}, {@code retry}, {@code manual}, or {@code failed} when the reconciler threw
+	 * or its hold ended before the verdict was applied).
+	 */
+	public static final String RECONCILER_VERDICTS = "idempotency.reconciler.verdicts";
+
+	/**
+	 * Time gauge of the age of the oldest leased claim whose lease ended without completion, as of
+	 * the last scan; 0 when there is none. Tagged {@value #STORE_TAG}.
+	 */
+	public static final String RECONCILER_OLDEST_UNFINISHED = "idempotency.reconciler.oldest.unfinished";
+
+	/** Tag of a reconciler's verdict. */
+	public static final String VERDICT_TAG = "verdict";
+
 	/** Gauge of outbox rows committed and not yet sent. */
 	public static final String OUTBOX_BACKLOG = "idempotency.outbox.backlog";
 

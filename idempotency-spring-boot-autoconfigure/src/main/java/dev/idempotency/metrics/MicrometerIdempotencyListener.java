@@ -1,6 +1,8 @@
 package dev.idempotency.metrics;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -9,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyReconciler;
 import dev.idempotency.core.OutboxListener;
+import dev.idempotency.core.UnfinishedClaim;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter.MeterProvider;
@@ -17,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 
@@ -51,6 +56,10 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 
 	private final MeterProvider<Counter> purgeRuns;
 
+	private final MeterProvider<Counter> reconcilerScanned;
+
+	private final MeterProvider<Counter> reconcilerVerdicts;
+
 	private final MeterProvider<Counter> deadLettered;
 
 	private final MeterProvider<Counter> streamReclaimed;
@@ -84,6 +93,12 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 			.withRegistry(registry);
 		this.purgeRuns = Counter.builder(IdempotencyMeters.PURGE_RUNS)
 			.description("Purge runs of the idempotency store")
+			.withRegistry(registry);
+		this.reconcilerScanned = Counter.builder(IdempotencyMeters.RECONCILER_SCANNED)
+			.description("Unfinished leased claims taken over by a reconciliation scan")
+			.withRegistry(registry);
+		this.reconcilerVerdicts = Counter.builder(IdempotencyMeters.RECONCILER_VERDICTS)
+			.description("Unfinished leased claims settled by the reconciler, by verdict")
 			.withRegistry(registry);
 		this.deadLettered = Counter.builder(IdempotencyMeters.DEAD_LETTERED)
 			.description("Messages published to a dead-letter destination")
@@ -128,6 +143,28 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	public void onPurged(String store, int deleted) {
 		this.purgeRuns.withTags(IdempotencyMeters.STORE_TAG, store).increment();
 		this.purgeDeleted.withTags(IdempotencyMeters.STORE_TAG, store).increment(deleted);
+	}
+
+	@Override
+	public void onReconciled(String store, UnfinishedClaim claim, IdempotencyReconciler.@Nullable Verdict verdict,
+			boolean settled) {
+		String tag = (verdict != null && settled) ? verdict.name().toLowerCase(Locale.ROOT) : "failed";
+		this.reconcilerVerdicts.withTags(IdempotencyMeters.STORE_TAG, store, IdempotencyMeters.VERDICT_TAG, tag)
+			.increment();
+	}
+
+	@Override
+	public void onReconciliationScan(String store, int taken, @Nullable Instant oldestUnfinished) {
+		this.reconcilerScanned.withTags(IdempotencyMeters.STORE_TAG, store).increment(taken);
+		this.gaugeValues.computeIfAbsent(IdempotencyMeters.RECONCILER_OLDEST_UNFINISHED + "|" + store, (key) -> {
+			AtomicLong oldest = new AtomicLong();
+			TimeGauge.builder(IdempotencyMeters.RECONCILER_OLDEST_UNFINISHED, oldest, TimeUnit.MILLISECONDS,
+					(value) -> (value.get() == 0) ? 0 : Math.max(0, this.registry.config().clock().wallTime() - value.get()))
+				.description("Age of the oldest leased claim whose lease ended without completion")
+				.tags(Tags.of(IdempotencyMeters.STORE_TAG, store))
+				.register(this.registry);
+			return oldest;
+		}).set((oldestUnfinished != null) ? oldestUnfinished.toEpochMilli() : 0);
 	}
 
 	@Override

@@ -53,7 +53,7 @@ final class BatchInvocation extends IdempotentInvocation {
 	 * @param target the object the method is called on
 	 * @param method the method's metadata
 	 * @param delivery the batch delivery, one element per message
-	 * @param store where the keys are claimed
+	 * @param path where and how the keys are claimed
 	 * @param acknowledger acknowledges the whole batch after commit, or {@code null}
 	 * @param defaults retention and lease when the annotation does not set them
 	 * @param listeners told the outcomes
@@ -63,9 +63,9 @@ final class BatchInvocation extends IdempotentInvocation {
 	 * per message of the delivery
 	 */
 	BatchInvocation(MethodInvocation call, Object target, IdempotentMethod method, DeliveryContext delivery,
-			IdempotencyStore store, @Nullable MessageAcknowledger acknowledger, IdempotencyDefaults defaults,
+			ClaimPath path, @Nullable MessageAcknowledger acknowledger, IdempotencyDefaults defaults,
 			Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards, long started) {
-		super(call, target, method, delivery, store, acknowledger, defaults, listeners, guards, started);
+		super(call, target, method, delivery, path, acknowledger, defaults, listeners, guards, started);
 		this.batch = batch(method, call.getArguments(), delivery);
 		this.messages = delivery.elements();
 	}
@@ -83,9 +83,8 @@ final class BatchInvocation extends IdempotentInvocation {
 	}
 
 	@Override
-	@Nullable Object run(KeyResolver keyResolver, IdempotencyTransactionManagerResolver transactionManagers,
-			Duration transactionTimeout) throws Throwable {
-		Object result = super.run(keyResolver, transactionManagers, transactionTimeout);
+	@Nullable Object run(KeyResolver keyResolver, Duration transactionTimeout) throws Throwable {
+		Object result = super.run(keyResolver, transactionTimeout);
 		if (this.parkedRejection != null) {
 			throw rejected(this.parkedRejection);
 		}

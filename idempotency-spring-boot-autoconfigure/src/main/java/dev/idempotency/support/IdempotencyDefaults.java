@@ -11,14 +11,27 @@ import org.springframework.util.Assert;
  * @param lease how long a leased store's in-progress claim holds a key
  * @param transactionTimeout timeout of the transactions the interceptor opens; zero means the
  * transaction manager's default
+ * @param renewLeases whether leased claims are renewed every third of their lease while the method
+ * runs
  * @since 0.1.0
  */
-public record IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout) {
+public record IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout,
+		boolean renewLeases) {
 
 	public IdempotencyDefaults {
 		Assert.isTrue(!retention.isNegative() && !retention.isZero(), "retention must be positive");
 		Assert.isTrue(!lease.isNegative() && !lease.isZero(), "lease must be positive");
 		Assert.isTrue(!transactionTimeout.isNegative(), "transactionTimeout must not be negative");
+	}
+
+	/**
+	 * Defaults that renew leases while a method runs.
+	 * @param retention how long processed keys are remembered
+	 * @param lease how long a leased store's in-progress claim holds a key
+	 * @param transactionTimeout timeout of the transactions the interceptor opens
+	 */
+	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout) {
+		this(retention, lease, transactionTimeout, true);
 	}
 
 }

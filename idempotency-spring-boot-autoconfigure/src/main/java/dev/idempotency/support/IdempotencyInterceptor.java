@@ -7,7 +7,6 @@ import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.IdempotencyListener;
-import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.core.MessageAcknowledger;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -33,9 +32,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	private final KeyResolver keyResolver;
 
-	private final IdempotencyStoreResolver stores;
-
-	private final IdempotencyTransactionManagerResolver transactionManagers;
+	private final ClaimPath.Cache claimPaths;
 
 	private final Supplier<List<IdempotencyListener>> listeners;
 
@@ -98,8 +95,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards) {
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
-		this.stores = stores;
-		this.transactionManagers = transactionManagers;
+		this.claimPaths = new ClaimPath.Cache(stores, transactionManagers);
 		this.listeners = listeners;
 		this.methods = new IdempotentMethodCache(placeholders);
 		this.acknowledgers = new AcknowledgerLookup(acknowledgerResolvers);
@@ -115,14 +111,14 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		}
 		IdempotentMethod method = this.methods.get(call.getMethod(), AopUtils.getTargetClass(target));
 		DeliveryContext delivery = DeliveryContextHolder.current();
-		IdempotencyStore store = this.stores.resolve(method.storeName());
+		ClaimPath path = this.claimPaths.of(method);
 		MessageAcknowledger acknowledger = this.acknowledgers.find(delivery, call.getArguments());
 		IdempotentInvocation invocation = (delivery != null && delivery.isBatch())
-				? new BatchInvocation(call, target, method, delivery, store, acknowledger, this.defaults,
+				? new BatchInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
 						this.listeners, this.guards.get(), started)
-				: new IdempotentInvocation(call, target, method, delivery, store, acknowledger, this.defaults,
+				: new IdempotentInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
 						this.listeners, this.guards.get(), started);
-		return invocation.run(this.keyResolver, this.transactionManagers, this.defaults.transactionTimeout());
+		return invocation.run(this.keyResolver, this.defaults.transactionTimeout());
 	}
 
 }

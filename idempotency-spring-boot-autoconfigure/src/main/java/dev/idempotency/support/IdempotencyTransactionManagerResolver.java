@@ -23,4 +23,14 @@ public interface IdempotencyTransactionManagerResolver {
 	 */
 	@Nullable PlatformTransactionManager resolve(IdempotencyStore store);
 
+	/**
+	 * Whether the application has a transaction manager at all (or names one): without any, a
+	 * transactional store's methods fall back to leased mode.
+	 * @return {@code true} unless there is no transaction manager to choose from
+	 * @since 0.2.0
+	 */
+	default boolean hasTransactionManagers() {
+		return true;
+	}
+
 }

@@ -25,6 +25,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 
 /**
@@ -62,6 +63,12 @@ class IdempotentInvocation {
 
 	final IdempotencyStore store;
 
+	private final @Nullable PlatformTransactionManager transactionManager;
+
+	private final boolean leased;
+
+	private final boolean renewLeases;
+
 	final String namespace;
 
 	final Duration lease;
@@ -92,7 +99,7 @@ class IdempotentInvocation {
 	 * @param target the object the method is called on
 	 * @param method the method's metadata
 	 * @param delivery the current delivery, or {@code null} outside a transport adapter
-	 * @param store where the keys are claimed
+	 * @param path where and how the keys are claimed
 	 * @param acknowledger acknowledges the delivery after commit, or {@code null}
 	 * @param defaults retention and lease when the annotation does not set them
 	 * @param listeners told the outcomes
@@ -100,14 +107,17 @@ class IdempotentInvocation {
 	 * @param started {@link System#nanoTime()} when the call was intercepted
 	 */
 	IdempotentInvocation(MethodInvocation call, Object target, IdempotentMethod method,
-			@Nullable DeliveryContext delivery, IdempotencyStore store, @Nullable MessageAcknowledger acknowledger,
+			@Nullable DeliveryContext delivery, ClaimPath path, @Nullable MessageAcknowledger acknowledger,
 			IdempotencyDefaults defaults, Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards,
 			long started) {
 		this.call = call;
 		this.target = target;
 		this.method = method;
 		this.delivery = delivery;
-		this.store = store;
+		this.store = path.store();
+		this.transactionManager = path.transactionManager();
+		this.leased = path.leased();
+		this.renewLeases = defaults.renewLeases();
 		this.namespace = method.namespaceFor(delivery);
 		this.lease = (method.lease() != null) ? method.lease() : defaults.lease();
 		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
@@ -120,15 +130,13 @@ class IdempotentInvocation {
 	/**
 	 * Runs the call: resolves its keys, then claims and proceeds in a transaction.
 	 * @param keyResolver resolves the keys
-	 * @param transactionManagers the transaction manager of the store
 	 * @param transactionTimeout timeout of a transaction this call opens; zero for the manager's
 	 * default
 	 * @return the method's result, or the skipped value when it did not run
 	 * @throws Throwable the method's exception, or one of the exceptions named in the class
 	 * description
 	 */
-	@Nullable Object run(KeyResolver keyResolver, IdempotencyTransactionManagerResolver transactionManagers,
-			Duration transactionTimeout) throws Throwable {
+	@Nullable Object run(KeyResolver keyResolver, Duration transactionTimeout) throws Throwable {
 		try {
 			this.keys = resolveKeys(keyResolver);
 		}
@@ -140,8 +148,8 @@ class IdempotentInvocation {
 			return skipWithoutTransaction();
 		}
 		try (IdempotencyLock.Held lock = lock()) {
-			InvocationTransaction transaction = InvocationTransaction.begin(this,
-					transactionManagers.resolve(this.store), transactionTimeout);
+			InvocationTransaction transaction = InvocationTransaction.begin(this, this.transactionManager,
+					transactionTimeout);
 			Object result;
 			try {
 				result = claimAndProceed();
@@ -255,9 +263,14 @@ class IdempotentInvocation {
 			IdempotencyOutcome outcome = switch (this.claims.get(i).status()) {
 				case DUPLICATE -> IdempotencyOutcome.DUPLICATE;
 				case IN_PROGRESS -> IdempotencyOutcome.IN_PROGRESS;
-				default -> IdempotencyOutcome.PROCESSED;
+				case PARKED -> IdempotencyOutcome.PARKED;
+				case CLAIMED -> IdempotencyOutcome.PROCESSED;
 			};
 			this.outcomes[i] = outcome;
+			if (outcome == IdempotencyOutcome.PARKED) {
+				// Waits for a person (ParkedKeys): acknowledged and counted, never dead-lettered.
+				continue;
+			}
 			if (outcome == IdempotencyOutcome.DUPLICATE) {
 				duplicate = (duplicate != null) ? duplicate : key(i);
 			}
@@ -277,9 +290,23 @@ class IdempotentInvocation {
 		if (duplicate != null && this.method.onDuplicate() == OnDuplicate.THROW) {
 			throw new DuplicateMessageException(duplicate);
 		}
-		Object result = claimedNow ? proceed() : this.method.skippedValue();
+		Object result;
+		if (claimedNow) {
+			try (LeaseHeartbeat heartbeat = heartbeat()) {
+				result = proceed();
+			}
+		}
+		else {
+			result = this.method.skippedValue();
+		}
 		this.acknowledge = acknowledgesAfterCommit();
 		return result;
+	}
+
+	/** Renews the leases of leased claims while the method runs, unless renewal is off. */
+	private LeaseHeartbeat heartbeat() {
+		return (this.leased && this.renewLeases) ? LeaseHeartbeat.start(this.store, this.keys, this.claims, this.lease)
+				: LeaseHeartbeat.none();
 	}
 
 	/**

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.annotation.IdempotencyMode;
 import dev.idempotency.annotation.OnDuplicate;
 import dev.idempotency.core.DeliveryContext;
 import org.jspecify.annotations.Nullable;
@@ -39,11 +40,12 @@ import org.springframework.util.StringValueResolver;
  * @param skippedValue what a skipped invocation returns
  * @param batchParameter index of the first {@code List} parameter, which receives a batch when the
  * delivery is one; {@code -1} if there is none
+ * @param mode the annotation's mode
  * @since 0.1.0
  */
 public record IdempotentMethod(String keyExpression, @Nullable String namespace, String fallbackNamespace,
 		@Nullable String listenerId, @Nullable Duration retention, @Nullable Duration lease, OnDuplicate onDuplicate,
-		String storeName, @Nullable Object skippedValue, int batchParameter) {
+		String storeName, @Nullable Object skippedValue, int batchParameter, IdempotencyMode mode) {
 
 	/**
 	 * The listener annotations whose {@code id} names a listener, by name: {@code support} sits below
@@ -77,7 +79,8 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 				targetClass.getSimpleName() + "#" + method.getName(), listenerId(method, targetClass, placeholders),
 				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
 				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(),
-				resolve(annotation.store(), placeholders), skippedValue(returnType), batchParameter(method));
+				resolve(annotation.store(), placeholders), skippedValue(returnType), batchParameter(method),
+				annotation.mode());
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.idempotency.annotation.IdempotencyMode;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.support.IdempotentBeanMethods.BeanMethod;
@@ -47,7 +48,7 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 			return;
 		}
 		KeyResolver keyResolver = beanFactory.getBean(KeyResolver.class);
-		Map<String, List<String>> methodsByStore = new LinkedHashMap<>();
+		Map<Target, List<String>> methodsByTarget = new LinkedHashMap<>();
 		Map<String, Set<Method>> methodsByDefaultNamespace = new LinkedHashMap<>();
 		Map<String, Class<?>> advisedBeans = new LinkedHashMap<>();
 		for (BeanMethod found : IdempotentBeanMethods.find(beanFactory)) {
@@ -61,13 +62,14 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 				methodsByDefaultNamespace.computeIfAbsent(metadata.fallbackNamespace(), (key) -> new LinkedHashSet<>())
 					.add(found.method());
 			}
-			methodsByStore.computeIfAbsent(metadata.storeName(), (store) -> new ArrayList<>()).add(found.describe());
+			methodsByTarget.computeIfAbsent(new Target(metadata.storeName(), metadata.mode()), (target) -> new ArrayList<>())
+				.add(found.describe());
 		}
 		methodsByDefaultNamespace.forEach(IdempotentMethodsVerifier::verifyDistinct);
 		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
 		IdempotencyTransactionManagerResolver transactionManagers = beanFactory
 			.getBean(IdempotencyTransactionManagerResolver.class);
-		methodsByStore.forEach((storeName, methods) -> verify(stores, transactionManagers, storeName, methods));
+		methodsByTarget.forEach((target, methods) -> verify(stores, transactionManagers, target, methods));
 		advisedBeans.forEach((beanName, type) -> verifyAdvised(beanFactory, beanName, type));
 	}
 
@@ -102,25 +104,30 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 	}
 
 	private static void verify(IdempotencyStoreResolver stores,
-			IdempotencyTransactionManagerResolver transactionManagers, String storeName, List<String> methods) {
-		IdempotencyStore store;
+			IdempotencyTransactionManagerResolver transactionManagers, Target target, List<String> methods) {
+		ClaimPath path;
 		try {
-			store = stores.resolve(storeName);
+			path = ClaimPath.choose(stores, transactionManagers, target.storeName(), target.mode(), methods);
 		}
 		catch (NoIdempotencyStoreException ex) {
 			throw new NoIdempotencyStoreException(methods, ex.getCandidates());
 		}
 		catch (NoSuchBeanDefinitionException ex) {
-			throw new IllegalStateException("@Idempotent(store = \"" + storeName + "\") on " + String.join(", ", methods)
-					+ " names no IdempotencyStore bean", ex);
+			throw new IllegalStateException("@Idempotent(store = \"" + target.storeName() + "\") on "
+					+ String.join(", ", methods) + " names no IdempotencyStore bean", ex);
 		}
-		PlatformTransactionManager transactionManager = transactionManagers.resolve(store);
+		IdempotencyStore store = path.store();
+		PlatformTransactionManager transactionManager = path.transactionManager();
 		Object resource = store.transactionalResource();
 		if (store.isTransactional() && (transactionManager == null
 				|| (resource != null && !TransactionManagerSelector.manages(transactionManager, resource)))) {
 			throw new IdempotencyTransactionManagerException(store.name(), String.valueOf(resource),
 					(transactionManager != null) ? transactionManager.getClass().getSimpleName() : null, List.of());
 		}
+	}
+
+	/** The store and mode a group of methods claims in. */
+	private record Target(String storeName, IdempotencyMode mode) {
 	}
 
 }

@@ -61,6 +61,15 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 	}
 
 	@Override
+	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
+		Instant until = this.clock.instant().plus(lease);
+		Entry renewed = this.entries.computeIfPresent(key,
+				(k, existing) -> (!existing.completed() && existing.token().equals(claim.token()))
+						? new Entry(existing.token(), false, until) : existing);
+		return renewed != null && !renewed.completed() && renewed.token().equals(claim.token());
+	}
+
+	@Override
 	public boolean isTransactional() {
 		return false;
 	}

@@ -62,6 +62,12 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 		return choose(store).transactionManager();
 	}
 
+	@Override
+	public boolean hasTransactionManagers() {
+		return this.configuredName != null
+				|| this.beanFactory.getBeanNamesForType(PlatformTransactionManager.class).length > 0;
+	}
+
 	/**
 	 * Chooses the transaction manager for methods that claim in {@code store}.
 	 * @param store the store

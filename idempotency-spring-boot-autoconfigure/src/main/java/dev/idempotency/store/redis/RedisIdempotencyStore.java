@@ -75,6 +75,8 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 
 	private static final Script RELEASE = Script.of("release.lua");
 
+	private static final Script RENEW = Script.of("renew.lua");
+
 	private final StringRedisTemplate redis;
 
 	private final String keyPrefix;
@@ -168,6 +170,15 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	@Override
 	public void release(IdempotencyKey key, ClaimResult claim) {
 		execute(RELEASE, "release", key, claimedValue(claim));
+	}
+
+	/**
+	 * Extends the entry's expiry to {@code lease} from now if {@code claim} still holds it.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
+		return execute(RENEW, "renew", key, claimedValue(claim), millis(lease, "lease")) == 1;
 	}
 
 	@Override

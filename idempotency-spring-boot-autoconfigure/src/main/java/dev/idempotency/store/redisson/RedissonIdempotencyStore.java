@@ -63,6 +63,12 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 			end
 			return 0""";
 
+	private static final String RENEW = """
+			if redis.call('GET', KEYS[1]) == ARGV[1] then
+				return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+			end
+			return 0""";
+
 	/** How long {@link #probe()} waits for Redis, whatever the client's retry settings. */
 	private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);
 
@@ -147,6 +153,15 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 	@Override
 	public void release(IdempotencyKey key, ClaimResult claim) {
 		run(RELEASE, "release", key, claimedValue(claim));
+	}
+
+	/**
+	 * Extends the entry's expiry to {@code lease} from now if {@code claim} still holds it.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
+		return run(RENEW, "renew", key, claimedValue(claim), Long.toString(atLeastOneMilli(lease).toMillis())) == 1;
 	}
 
 	@Override
