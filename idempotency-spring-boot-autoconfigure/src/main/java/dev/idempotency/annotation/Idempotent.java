@@ -74,6 +74,18 @@ public @interface Idempotent {
 	IdempotencyMode mode() default IdempotencyMode.DEFAULT;
 
 	/**
+	 * SpEL expression for the payload whose fingerprint is recorded with the key, evaluated like
+	 * {@link #key()} (e.g. {@code "#msg"}); the value is serialized canonically (JSON with sorted
+	 * properties; a {@code String} or {@code byte[]} as is) and hashed with SHA-256. A later delivery
+	 * of the same key with a different fingerprint fails with a non-retryable
+	 * {@code IdempotencyKeyConflictException} (dead-lettered, counted as {@code conflict}) instead of
+	 * being skipped. Empty means {@code idempotency.fingerprint}, and none when that is unset.
+	 * @return the fingerprint expression
+	 * @since 0.2.0
+	 */
+	String fingerprint() default "";
+
+	/**
 	 * What to do with a duplicate delivery.
 	 * @return the duplicate policy
 	 */

@@ -18,6 +18,15 @@ public enum OnDuplicate {
 	 * Skip the method and throw {@code DuplicateMessageException}, without acknowledging. For callers
 	 * that must tell the duplicate apart themselves (an HTTP endpoint answering 409, say).
 	 */
-	THROW
+	THROW,
+
+	/**
+	 * Skip the method, acknowledge the delivery and return the result the method returned when the
+	 * key was processed: the method's return value is stored with the key (serialized as JSON,
+	 * size-limited). A {@code @KafkaListener} with {@code @SendTo} then re-sends the same reply to a
+	 * redelivered request. A key processed without a stored result returns {@code null}.
+	 * @since 0.2.0
+	 */
+	RETURN_PREVIOUS
 
 }

@@ -28,7 +28,14 @@ public enum IdempotencyOutcome {
 	 * skipped and the delivery acknowledged.
 	 * @since 0.2.0
 	 */
-	PARKED;
+	PARKED,
+
+	/**
+	 * The key was processed before with a different payload (its fingerprint differs); the delivery
+	 * is refused as a message failure and dead-lettered, never skipped.
+	 * @since 0.2.0
+	 */
+	CONFLICT;
 
 	/** Lower-case name used as a metric tag. */
 	public String tag() {

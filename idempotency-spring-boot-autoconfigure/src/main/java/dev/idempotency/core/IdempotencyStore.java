@@ -157,6 +157,60 @@ public interface IdempotencyStore {
 	}
 
 	/**
+	 * Whether the store implements {@link #recordFingerprint}, {@link #recordResult} and
+	 * {@link #recorded}. Methods that ask for fingerprints or stored results fail start-up on a store
+	 * that does not.
+	 * @return {@code true} if the store records fingerprints and results with its keys
+	 * @since 0.2.0
+	 */
+	default boolean recordsKeyDetails() {
+		return false;
+	}
+
+	/**
+	 * Records the fingerprint of the payload processed under a key just claimed, before the method
+	 * runs: a transactional store in the caller's transaction (it commits or rolls back with the
+	 * claim), a leased store on its own while the caller holds the claim (compared by token).
+	 * @param key the claimed key
+	 * @param claim the granted claim
+	 * @param fingerprint lower-case hex SHA-256, 64 characters
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @throws UnsupportedOperationException if {@link #recordsKeyDetails()} is {@code false}
+	 * @since 0.2.0
+	 */
+	default void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
+		throw new UnsupportedOperationException("Store '" + name() + "' does not record fingerprints");
+	}
+
+	/**
+	 * Records the method's serialized result with a key just processed, after the method returned:
+	 * a transactional store in the caller's transaction, a leased store before
+	 * {@link #complete} while the caller holds the claim.
+	 * @param key the claimed key
+	 * @param claim the granted claim
+	 * @param result the serialized result
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @throws UnsupportedOperationException if {@link #recordsKeyDetails()} is {@code false}
+	 * @since 0.2.0
+	 */
+	default void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
+		throw new UnsupportedOperationException("Store '" + name() + "' does not record results");
+	}
+
+	/**
+	 * Reads what was recorded with a key, for a delivery whose claim was a duplicate: a transactional
+	 * store in the caller's transaction, a leased store on its own.
+	 * @param key the key (digested like a claim when it is long)
+	 * @return the recorded details, or {@code null} if the key is not present (any more)
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @throws UnsupportedOperationException if {@link #recordsKeyDetails()} is {@code false}
+	 * @since 0.2.0
+	 */
+	default @Nullable RecordedKey recorded(IdempotencyKey key) {
+		throw new UnsupportedOperationException("Store '" + name() + "' does not record fingerprints or results");
+	}
+
+	/**
 	 * Short name used as the {@code store} tag of metrics, e.g. {@code jdbc}.
 	 * @return the store's name
 	 */

@@ -69,7 +69,7 @@ class MicrometerIdempotencyListenerTests {
 		}
 		assertThat(this.registry.find(IdempotencyMeters.INVOCATIONS).timers())
 			.extracting((timer) -> timer.getId().getTag(IdempotencyMeters.OUTCOME_TAG))
-			.containsExactlyInAnyOrder("processed", "duplicate", "failed", "in_progress", "rejected", "parked");
+			.containsExactlyInAnyOrder("processed", "duplicate", "failed", "in_progress", "rejected", "parked", "conflict");
 	}
 
 	@Test
