@@ -22,18 +22,24 @@ import dev.idempotency.support.IdempotencyStoreResolver;
 import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.IdempotentMethodsVerifier;
+import dev.idempotency.support.KeyDetailsCodec;
+import dev.idempotency.support.PayloadFingerprints;
 import dev.idempotency.support.SpelKeyResolver;
+import dev.idempotency.support.StoredResults;
 import dev.idempotency.support.TransactionManagerSelector;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
@@ -70,16 +76,17 @@ public final class IdempotencyAutoConfiguration {
 			IdempotencyTransactionManagerResolver idempotencyTransactionManagerResolver,
 			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<ArgumentAcknowledgerResolver> acknowledgers,
 			ObjectProvider<DuplicateFilterChain> filters, ObjectProvider<IdempotencyLock> lock,
-			ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<KeyDetailsCodec> keyDetails, ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
-				properties.getTransactionTimeout(), properties.isRenewLeases());
+				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint());
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
 			.of(() -> listeners.orderedStream().toList());
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier
 			.of(() -> acknowledgers.orderedStream().toList());
 		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver,
 				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList,
-				() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()));
+				() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()),
+				keyDetails::getIfAvailable);
 	}
 
 	@Bean
@@ -123,6 +130,25 @@ public final class IdempotencyAutoConfiguration {
 	@Bean
 	static IdempotentMethodsVerifier idempotentMethodsVerifier() {
 		return new IdempotentMethodsVerifier();
+	}
+
+	/**
+	 * Payload fingerprints and stored results, which need Jackson: without it, methods that use them
+	 * fail start-up.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(JsonMapper.class)
+	static class KeyDetailsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		KeyDetailsCodec idempotencyKeyDetailsCodec(IdempotencyProperties properties,
+				ObjectProvider<JsonMapper> jsonMapper) {
+			return new KeyDetailsCodec(new PayloadFingerprints(),
+					new StoredResults(jsonMapper.getIfAvailable(JsonMapper::shared),
+							properties.getStoredResult().getMaxSize()));
+		}
+
 	}
 
 }

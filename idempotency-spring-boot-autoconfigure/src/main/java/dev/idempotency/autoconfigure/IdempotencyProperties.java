@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration of {@code @Idempotent} methods.
@@ -60,7 +61,17 @@ public class IdempotencyProperties {
 	 */
 	private int advisorOrder = DEFAULT_ADVISOR_ORDER;
 
+	/**
+	 * SpEL expression of the payload whose SHA-256 fingerprint is recorded with each key, for
+	 * @Idempotent methods that set no fingerprint of their own (e.g. "#root.args[0]"). A later
+	 * delivery of the key with a different fingerprint is refused as a conflict. Unset means no
+	 * fingerprints.
+	 */
+	private @Nullable String fingerprint;
+
 	private final Store store = new Store();
+
+	private final StoredResult storedResult = new StoredResult();
 
 	private final Metrics metrics = new Metrics();
 
@@ -120,8 +131,20 @@ public class IdempotencyProperties {
 		this.advisorOrder = advisorOrder;
 	}
 
+	public @Nullable String getFingerprint() {
+		return this.fingerprint;
+	}
+
+	public void setFingerprint(@Nullable String fingerprint) {
+		this.fingerprint = fingerprint;
+	}
+
 	public Store getStore() {
 		return this.store;
+	}
+
+	public StoredResult getStoredResult() {
+		return this.storedResult;
 	}
 
 	public Metrics getMetrics() {
@@ -146,6 +169,27 @@ public class IdempotencyProperties {
 
 		public void setType(@Nullable StoreType type) {
 			this.type = type;
+		}
+
+	}
+
+	/**
+	 * Results stored for @Idempotent(onDuplicate = RETURN_PREVIOUS).
+	 */
+	public static class StoredResult {
+
+		/**
+		 * Largest result stored, serialized as JSON (UTF-8 bytes). A larger result fails the
+		 * invocation before commit, as a non-retryable error.
+		 */
+		private DataSize maxSize = DataSize.ofKilobytes(64);
+
+		public DataSize getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(DataSize maxSize) {
+			this.maxSize = maxSize;
 		}
 
 	}

@@ -58,16 +58,31 @@ final class BatchInvocation extends IdempotentInvocation {
 	 * @param defaults retention and lease when the annotation does not set them
 	 * @param listeners told the outcomes
 	 * @param guards the filters and lock in front of the store
+	 * @param keyDetails fingerprints and stored results (refused for batches)
 	 * @param started {@link System#nanoTime()} when the call was intercepted
 	 * @throws IllegalStateException if the method has no {@code List} parameter holding one element
-	 * per message of the delivery
+	 * per message of the delivery, or records key details
 	 */
 	BatchInvocation(MethodInvocation call, Object target, IdempotentMethod method, DeliveryContext delivery,
 			ClaimPath path, @Nullable MessageAcknowledger acknowledger, IdempotencyDefaults defaults,
-			Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards, long started) {
-		super(call, target, method, delivery, path, acknowledger, defaults, listeners, guards, started);
+			Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards, KeyDetailsSupport keyDetails,
+			long started) {
+		super(call, target, method, delivery, path, acknowledger, defaults, listeners, guards, keyDetails, started);
+		if (method.recordsKeyDetails()) {
+			throw new IllegalStateException(batchRefusal(method.fallbackNamespace()));
+		}
 		this.batch = batch(method, call.getArguments(), delivery);
 		this.messages = delivery.elements();
+	}
+
+	/**
+	 * Why a batch listener cannot record key details: one result per call does not map back to
+	 * the messages of a batch, and one conflicting message would fail the whole batch.
+	 */
+	static String batchRefusal(String methods) {
+		return "@Idempotent batch listener " + methods + " uses a fingerprint or onDuplicate = RETURN_PREVIOUS, "
+				+ "which batch listeners do not support (a batch has one result for many keys, and one "
+				+ "conflicting message would fail them all); remove them, or consume record by record";
 	}
 
 	private static List<?> batch(IdempotentMethod method, @Nullable Object[] args, DeliveryContext delivery) {

@@ -2,6 +2,8 @@ package dev.idempotency.support;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
@@ -13,15 +15,29 @@ import org.springframework.util.Assert;
  * transaction manager's default
  * @param renewLeases whether leased claims are renewed every third of their lease while the method
  * runs
+ * @param fingerprint the fingerprint expression of methods whose annotation sets none, or
+ * {@code null} for none
  * @since 0.1.0
  */
 public record IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout,
-		boolean renewLeases) {
+		boolean renewLeases, @Nullable String fingerprint) {
 
 	public IdempotencyDefaults {
 		Assert.isTrue(!retention.isNegative() && !retention.isZero(), "retention must be positive");
 		Assert.isTrue(!lease.isNegative() && !lease.isZero(), "lease must be positive");
 		Assert.isTrue(!transactionTimeout.isNegative(), "transactionTimeout must not be negative");
+	}
+
+	/**
+	 * Defaults without a default fingerprint expression.
+	 * @param retention how long processed keys are remembered
+	 * @param lease how long a leased store's in-progress claim holds a key
+	 * @param transactionTimeout timeout of the transactions the interceptor opens
+	 * @param renewLeases whether leased claims are renewed while the method runs
+	 */
+	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout,
+			boolean renewLeases) {
+		this(retention, lease, transactionTimeout, renewLeases, null);
 	}
 
 	/**

@@ -42,6 +42,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	private final Supplier<ClaimGuards> guards;
 
+	private final KeyDetailsSupport keyDetails;
+
 	/**
 	 * Creates an interceptor; collaborators are looked up lazily, at the first invocation.
 	 * @param defaults retention and lease for annotations that do not set them
@@ -93,13 +95,39 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
 			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards) {
+		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers, guards,
+				() -> null);
+	}
+
+	/**
+	 * Creates an interceptor that can also record payload fingerprints and results with keys.
+	 * @param defaults retention, lease and fingerprint for annotations that do not set them
+	 * @param keyResolver resolves keys
+	 * @param stores finds the store of a method
+	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
+	 * @param listeners told every outcome
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
+	 * @param guards the filters and lock, looked up at the first invocation
+	 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
+	 * invocation that needs it; supplies {@code null} without Jackson
+	 * @since 0.2.0
+	 */
+	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
+			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
+			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
+			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
+			Supplier<@Nullable KeyDetailsCodec> keyDetails) {
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
 		this.claimPaths = new ClaimPath.Cache(stores, transactionManagers);
 		this.listeners = listeners;
-		this.methods = new IdempotentMethodCache(placeholders);
+		this.methods = new IdempotentMethodCache(placeholders, defaults.fingerprint());
 		this.acknowledgers = new AcknowledgerLookup(acknowledgerResolvers);
 		this.guards = SingletonSupplier.of(guards);
+		this.keyDetails = new KeyDetailsSupport(
+				(keyResolver instanceof SpelKeyResolver spel) ? spel : new SpelKeyResolver(),
+				SingletonSupplier.ofNullable(keyDetails));
 	}
 
 	@Override
@@ -115,9 +143,9 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		MessageAcknowledger acknowledger = this.acknowledgers.find(delivery, call.getArguments());
 		IdempotentInvocation invocation = (delivery != null && delivery.isBatch())
 				? new BatchInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
-						this.listeners, this.guards.get(), started)
+						this.listeners, this.guards.get(), this.keyDetails, started)
 				: new IdempotentInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
-						this.listeners, this.guards.get(), started);
+						this.listeners, this.guards.get(), this.keyDetails, started);
 		return invocation.run(this.keyResolver, this.defaults.transactionTimeout());
 	}
 

@@ -13,6 +13,7 @@ import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DuplicateMessageException;
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyKeyConflictException;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
@@ -20,6 +21,7 @@ import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.core.MessageAcknowledger;
+import dev.idempotency.core.RecordedKey;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -38,6 +40,12 @@ import org.springframework.transaction.support.TransactionSynchronization;
  * <li>after commit: complete a leased claim and acknowledge the delivery; after a rollback: release
  * it.</li>
  * </ol>
+ * A method with a fingerprint expression or {@link OnDuplicate#RETURN_PREVIOUS} also records details
+ * with its key: the payload's fingerprint once claimed, before the method runs; its serialized
+ * result after the method returned, before commit (before completion when leased). A duplicate then
+ * asks the store what was recorded: a different fingerprint is a conflict
+ * ({@link IdempotencyKeyConflictException}, never acknowledged), and a stored result is returned.
+ * Such a method is never answered by the duplicate filters, which know keys but not their details.
  * Its inputs are fixed when it is created; only the invocation itself records its keys, claims and
  * outcomes. {@link BatchInvocation} does the same for each message of a batch. The listeners hear
  * one outcome per key from {@link #report}, once the transaction has completed, and a key that
@@ -81,6 +89,8 @@ class IdempotentInvocation {
 
 	private final ClaimGuards guards;
 
+	private final KeyDetailsSupport keyDetails;
+
 	private final long started;
 
 	private List<DuplicateFilterChain.Verdict> verdicts = List.of();
@@ -93,6 +103,8 @@ class IdempotentInvocation {
 
 	private boolean acknowledge;
 
+	private @Nullable String fingerprint;
+
 	/**
 	 * Describes one call.
 	 * @param call the intercepted call
@@ -104,12 +116,13 @@ class IdempotentInvocation {
 	 * @param defaults retention and lease when the annotation does not set them
 	 * @param listeners told the outcomes
 	 * @param guards the filters and lock in front of the store
+	 * @param keyDetails fingerprints and stored results, for methods that record them
 	 * @param started {@link System#nanoTime()} when the call was intercepted
 	 */
 	IdempotentInvocation(MethodInvocation call, Object target, IdempotentMethod method,
 			@Nullable DeliveryContext delivery, ClaimPath path, @Nullable MessageAcknowledger acknowledger,
 			IdempotencyDefaults defaults, Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards,
-			long started) {
+			KeyDetailsSupport keyDetails, long started) {
 		this.call = call;
 		this.target = target;
 		this.method = method;
@@ -124,6 +137,7 @@ class IdempotentInvocation {
 		this.acknowledger = acknowledger;
 		this.listeners = listeners;
 		this.guards = guards;
+		this.keyDetails = keyDetails;
 		this.started = started;
 	}
 
@@ -139,6 +153,9 @@ class IdempotentInvocation {
 	@Nullable Object run(KeyResolver keyResolver, Duration transactionTimeout) throws Throwable {
 		try {
 			this.keys = resolveKeys(keyResolver);
+			if (this.method.fingerprintExpression() != null) {
+				this.fingerprint = fingerprint(this.method.fingerprintExpression());
+			}
 		}
 		catch (InvalidIdempotencyKeyException ex) {
 			throw rejected(ex);
@@ -166,7 +183,7 @@ class IdempotentInvocation {
 	/** Asks the filters about every key; true when each key is known to have completed. */
 	private boolean answeredByFilters() {
 		DuplicateFilterChain filters = this.guards.filters();
-		if (filters.filters().isEmpty()) {
+		if (filters.filters().isEmpty() || this.method.recordsKeyDetails()) {
 			return false;
 		}
 		List<DuplicateFilterChain.Verdict> verdicts = new ArrayList<>(this.keys.size());
@@ -230,6 +247,15 @@ class IdempotentInvocation {
 				this.call.getMethod(), this.call.getArguments(), this.target, this.delivery)));
 	}
 
+	/** The fingerprint of this delivery's payload. */
+	private String fingerprint(String expression) {
+		Object payload = this.keyDetails.expressions()
+			.evaluatePayload(expression, this.call.getMethod(), this.call.getArguments(), this.target, this.delivery);
+		return this.keyDetails.requireCodec(this.method)
+			.fingerprints()
+			.fingerprint(payload, expression, this.call.getMethod());
+	}
+
 	/** Claims the keys; one claim per key, in key order. */
 	List<ClaimResult> claim() {
 		return List.of(this.store.claim(key(0), this.lease, this.retention));
@@ -247,7 +273,9 @@ class IdempotentInvocation {
 
 	/** The acknowledger that may complete the claim and acknowledge in one step, if any. */
 	@Nullable CompletingAcknowledger completingAcknowledger() {
-		return (this.acknowledger instanceof CompletingAcknowledger completing) ? completing : null;
+		// A completion in the transport's own script would leave the details' expiry at the lease.
+		return (this.acknowledger instanceof CompletingAcknowledger completing && !this.method.recordsKeyDetails())
+				? completing : null;
 	}
 
 	/**
@@ -287,20 +315,50 @@ class IdempotentInvocation {
 		if (inProgress != null) {
 			throw new IdempotencyInProgressException(inProgress, this.lease);
 		}
+		RecordedKey recorded = (duplicate != null && this.method.recordsKeyDetails()) ? checkRecorded() : null;
 		if (duplicate != null && this.method.onDuplicate() == OnDuplicate.THROW) {
 			throw new DuplicateMessageException(duplicate);
 		}
 		Object result;
 		if (claimedNow) {
+			if (this.fingerprint != null) {
+				this.store.recordFingerprint(key(0), this.claims.get(0), this.fingerprint);
+			}
 			try (LeaseHeartbeat heartbeat = heartbeat()) {
 				result = proceed();
 			}
+			if (result != null && this.method.onDuplicate() == OnDuplicate.RETURN_PREVIOUS) {
+				this.store.recordResult(key(0), this.claims.get(0),
+						this.keyDetails.requireCodec(this.method).results().serialize(result, this.call.getMethod()));
+			}
+		}
+		else if (recorded != null && recorded.result() != null
+				&& this.method.onDuplicate() == OnDuplicate.RETURN_PREVIOUS) {
+			result = this.keyDetails.requireCodec(this.method)
+				.results()
+				.deserialize(recorded.result(), this.call.getMethod(), this.target.getClass());
 		}
 		else {
 			result = this.method.skippedValue();
 		}
 		this.acknowledge = acknowledgesAfterCommit();
 		return result;
+	}
+
+	/**
+	 * Reads what the store recorded with a duplicate key: a fingerprint that differs from this
+	 * delivery's is a conflict; one recorded before fingerprints were (or without one) is not checked.
+	 * @return the recorded details, or {@code null} if the key is gone
+	 * @throws IdempotencyKeyConflictException if the fingerprints differ
+	 */
+	private @Nullable RecordedKey checkRecorded() {
+		RecordedKey recorded = this.store.recorded(key(0));
+		String previous = (recorded != null) ? recorded.fingerprint() : null;
+		if (this.fingerprint != null && previous != null && !previous.equals(this.fingerprint)) {
+			this.outcomes[0] = IdempotencyOutcome.CONFLICT;
+			throw new IdempotencyKeyConflictException(key(0), previous, this.fingerprint);
+		}
+		return recorded;
 	}
 
 	/** Renews the leases of leased claims while the method runs, unless renewal is off. */

@@ -41,11 +41,14 @@ import org.springframework.util.StringValueResolver;
  * @param batchParameter index of the first {@code List} parameter, which receives a batch when the
  * delivery is one; {@code -1} if there is none
  * @param mode the annotation's mode
+ * @param fingerprintExpression the expression of the payload whose fingerprint is recorded with
+ * the key (the annotation's, else {@code idempotency.fingerprint}), or {@code null} for none
  * @since 0.1.0
  */
 public record IdempotentMethod(String keyExpression, @Nullable String namespace, String fallbackNamespace,
 		@Nullable String listenerId, @Nullable Duration retention, @Nullable Duration lease, OnDuplicate onDuplicate,
-		String storeName, @Nullable Object skippedValue, int batchParameter, IdempotencyMode mode) {
+		String storeName, @Nullable Object skippedValue, int batchParameter, IdempotencyMode mode,
+		@Nullable String fingerprintExpression) {
 
 	/**
 	 * The listener annotations whose {@code id} names a listener, by name: {@code support} sits below
@@ -64,6 +67,23 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 	 * has a malformed retention or lease
 	 */
 	public static IdempotentMethod of(Method method, Class<?> targetClass, StringValueResolver placeholders) {
+		return of(method, targetClass, placeholders, null);
+	}
+
+	/**
+	 * Reads the annotation of {@code method}, with a default fingerprint expression.
+	 * @param method the method, possibly a bridge or an interface method
+	 * @param targetClass the class the method is invoked on
+	 * @param placeholders resolves {@code ${...}} in the annotation's strings
+	 * @param defaultFingerprint the fingerprint expression of methods whose annotation sets none
+	 * ({@code idempotency.fingerprint}), or {@code null} for none
+	 * @return the metadata
+	 * @throws IllegalStateException if the method is not annotated, returns an asynchronous type, or
+	 * has a malformed retention or lease
+	 * @since 0.2.0
+	 */
+	public static IdempotentMethod of(Method method, Class<?> targetClass, StringValueResolver placeholders,
+			@Nullable String defaultFingerprint) {
 		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
 		if (annotation == null) {
 			throw new IllegalStateException(method + " is not annotated with @Idempotent");
@@ -80,7 +100,22 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
 				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(),
 				resolve(annotation.store(), placeholders), skippedValue(returnType), batchParameter(method),
-				annotation.mode());
+				annotation.mode(), fingerprintExpression(annotation.fingerprint(), defaultFingerprint));
+	}
+
+	/**
+	 * Whether invocations record details with their keys (a fingerprint, a result), which only the
+	 * store can answer: such a method is never answered by a duplicate filter alone.
+	 * @return {@code true} if the method has a fingerprint expression or returns previous results
+	 * @since 0.2.0
+	 */
+	public boolean recordsKeyDetails() {
+		return this.fingerprintExpression != null || this.onDuplicate == OnDuplicate.RETURN_PREVIOUS;
+	}
+
+	private static @Nullable String fingerprintExpression(String declared, @Nullable String defaultFingerprint) {
+		String expression = declared.isBlank() ? defaultFingerprint : declared.trim();
+		return (expression != null && !expression.isBlank()) ? expression.trim() : null;
 	}
 
 	/**

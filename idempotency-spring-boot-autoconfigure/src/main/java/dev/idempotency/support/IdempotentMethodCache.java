@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.util.StringValueResolver;
@@ -20,12 +22,16 @@ final class IdempotentMethodCache {
 
 	private final StringValueResolver placeholders;
 
+	private final @Nullable String defaultFingerprint;
+
 	/**
 	 * Creates an empty cache.
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @param defaultFingerprint the fingerprint expression of methods whose annotation sets none
 	 */
-	IdempotentMethodCache(StringValueResolver placeholders) {
+	IdempotentMethodCache(StringValueResolver placeholders, @Nullable String defaultFingerprint) {
 		this.placeholders = placeholders;
+		this.defaultFingerprint = defaultFingerprint;
 	}
 
 	/**
@@ -41,7 +47,8 @@ final class IdempotentMethodCache {
 		IdempotentMethod cached = this.methods.get(key);
 		// Read before computing: a capturing lambda on every message is garbage on the hot path.
 		return (cached != null) ? cached : this.methods.computeIfAbsent(key, (missing) -> IdempotentMethod
-			.of(AopUtils.getMostSpecificMethod(method, targetClass), targetClass, this.placeholders));
+			.of(AopUtils.getMostSpecificMethod(method, targetClass), targetClass, this.placeholders,
+					this.defaultFingerprint));
 	}
 
 }

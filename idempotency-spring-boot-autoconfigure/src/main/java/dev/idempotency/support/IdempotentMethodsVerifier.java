@@ -1,5 +1,6 @@
 package dev.idempotency.support;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,17 +23,25 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Fails start-up, rather than the first message, when an {@code @Idempotent} method has no store, a
  * malformed annotation or key expression, a default namespace it would share with another method,
  * a transactional store without a transaction manager that manages the store's resource, or a bean
- * that is not proxied.
+ * that is not proxied; and when a method that uses a fingerprint or
+ * {@code onDuplicate = RETURN_PREVIOUS} has a store that does not record them, no Jackson to
+ * serialize them, or is a batch listener.
  *
  * @since 0.1.0
  */
 public class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
+
+	/** By name: spring-kafka is optional. */
+	private static final String KAFKA_LISTENER = "org.springframework.kafka.annotation.KafkaListener";
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -48,14 +57,24 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 			return;
 		}
 		KeyResolver keyResolver = beanFactory.getBean(KeyResolver.class);
+		SpelKeyResolver payloadExpressions = (keyResolver instanceof SpelKeyResolver spel) ? spel
+				: new SpelKeyResolver();
+		String defaultFingerprint = beanFactory.resolveEmbeddedValue("${idempotency.fingerprint:}");
 		Map<Target, List<String>> methodsByTarget = new LinkedHashMap<>();
+		Map<Target, List<String>> recordingByTarget = new LinkedHashMap<>();
 		Map<String, Set<Method>> methodsByDefaultNamespace = new LinkedHashMap<>();
 		Map<String, Class<?>> advisedBeans = new LinkedHashMap<>();
 		for (BeanMethod found : IdempotentBeanMethods.find(beanFactory)) {
 			advisedBeans.put(found.beanName(), found.userType());
 			IdempotentMethod metadata = IdempotentMethod.of(found.method(), found.userType(),
-					beanFactory::resolveEmbeddedValue);
+					beanFactory::resolveEmbeddedValue, defaultFingerprint);
 			keyResolver.validate(metadata.keyExpression(), found.method());
+			if (metadata.recordsKeyDetails()) {
+				verifyRecordsKeyDetails(beanFactory, payloadExpressions, metadata, found);
+				recordingByTarget.computeIfAbsent(new Target(metadata.storeName(), metadata.mode()),
+						(target) -> new ArrayList<>())
+					.add(found.describe());
+			}
 			// Listeners named by an id are told apart by it (several @KafkaHandler methods of one
 			// class-level listener share it on purpose).
 			if (metadata.namespace() == null && metadata.listenerId() == null) {
@@ -69,7 +88,8 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 		IdempotencyStoreResolver stores = beanFactory.getBean(IdempotencyStoreResolver.class);
 		IdempotencyTransactionManagerResolver transactionManagers = beanFactory
 			.getBean(IdempotencyTransactionManagerResolver.class);
-		methodsByTarget.forEach((target, methods) -> verify(stores, transactionManagers, target, methods));
+		methodsByTarget.forEach((target, methods) -> verify(stores, transactionManagers, target, methods,
+				recordingByTarget.getOrDefault(target, List.of())));
 		advisedBeans.forEach((beanName, type) -> verifyAdvised(beanFactory, beanName, type));
 	}
 
@@ -103,8 +123,31 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 		}
 	}
 
+	/**
+	 * A method that records key details needs Jackson, a parsable fingerprint expression, and must
+	 * not be a batch listener (as far as its annotation tells: a container factory in batch mode is
+	 * refused at the first batch).
+	 */
+	private static void verifyRecordsKeyDetails(ConfigurableListableBeanFactory beanFactory,
+			SpelKeyResolver payloadExpressions, IdempotentMethod metadata, BeanMethod found) {
+		if (beanFactory.getBeanNamesForType(KeyDetailsCodec.class, false, false).length == 0) {
+			throw new IllegalStateException(KeyDetailsSupport.noCodecMessage("[" + found.describe() + "]"));
+		}
+		if (metadata.fingerprintExpression() != null) {
+			payloadExpressions.validatePayload(metadata.fingerprintExpression(), found.method());
+		}
+		MergedAnnotation<Annotation> kafkaListener = MergedAnnotations
+			.from(found.method(), SearchStrategy.TYPE_HIERARCHY)
+			.get(KAFKA_LISTENER);
+		if (kafkaListener.isPresent()
+				&& "true".equalsIgnoreCase(beanFactory.resolveEmbeddedValue(kafkaListener.getString("batch")))) {
+			throw new IllegalStateException(BatchInvocation.batchRefusal(found.describe()));
+		}
+	}
+
 	private static void verify(IdempotencyStoreResolver stores,
-			IdempotencyTransactionManagerResolver transactionManagers, Target target, List<String> methods) {
+			IdempotencyTransactionManagerResolver transactionManagers, Target target, List<String> methods,
+			List<String> recording) {
 		ClaimPath path;
 		try {
 			path = ClaimPath.choose(stores, transactionManagers, target.storeName(), target.mode(), methods);
@@ -123,6 +166,12 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 				|| (resource != null && !TransactionManagerSelector.manages(transactionManager, resource)))) {
 			throw new IdempotencyTransactionManagerException(store.name(), String.valueOf(resource),
 					(transactionManager != null) ? transactionManager.getClass().getSimpleName() : null, List.of());
+		}
+		if (!recording.isEmpty() && !store.recordsKeyDetails()) {
+			throw new IllegalStateException("@Idempotent methods " + recording + " use a fingerprint or onDuplicate = "
+					+ "RETURN_PREVIOUS, but store '" + store.name() + "' (" + store.getClass().getName()
+					+ ") does not record fingerprints or results with its keys; use a store that does (jdbc, "
+					+ "redis, redisson, in-memory)");
 		}
 	}
 

@@ -9,11 +9,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.RecordedKey;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store in this JVM's memory, for tests and demos: it forgets everything on restart and knows
  * nothing of other instances, so it never protects a production consumer. Leased: a claim holds a
- * key as in progress until completed, released or expired.
+ * key as in progress until completed, released or expired. Fingerprints and results are kept with
+ * the entry, and go with it.
  *
  * @since 0.1.0
  */
@@ -37,7 +40,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
 		Instant now = this.clock.instant();
 		String token = this.tokens.get();
-		Entry mine = new Entry(token, false, now.plus(lease));
+		Entry mine = new Entry(token, false, now.plus(lease), null, null);
 		Entry current = this.entries.compute(key, (k, existing) -> (existing == null || existing.isExpired(now)) ? mine
 				: existing);
 		if (current == mine) {
@@ -50,8 +53,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
 		Instant expires = this.clock.instant().plus(retention);
 		this.entries.computeIfPresent(key,
-				(k, existing) -> existing.token().equals(claim.token()) ? new Entry(existing.token(), true, expires)
-						: existing);
+				(k, existing) -> existing.token().equals(claim.token()) ? existing.completedUntil(expires) : existing);
 	}
 
 	@Override
@@ -65,8 +67,38 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 		Instant until = this.clock.instant().plus(lease);
 		Entry renewed = this.entries.computeIfPresent(key,
 				(k, existing) -> (!existing.completed() && existing.token().equals(claim.token()))
-						? new Entry(existing.token(), false, until) : existing);
+						? existing.leasedUntil(until) : existing);
 		return renewed != null && !renewed.completed() && renewed.token().equals(claim.token());
+	}
+
+	@Override
+	public boolean recordsKeyDetails() {
+		return true;
+	}
+
+	/**
+	 * Records the fingerprint if {@code claim} still holds the key, in progress.
+	 */
+	@Override
+	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
+		this.entries.computeIfPresent(key, (k, existing) -> existing.heldBy(claim)
+				? new Entry(existing.token(), false, existing.expiresAt(), fingerprint, existing.result()) : existing);
+	}
+
+	/**
+	 * Records the result if {@code claim} still holds the key, in progress.
+	 */
+	@Override
+	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
+		this.entries.computeIfPresent(key, (k, existing) -> existing.heldBy(claim)
+				? new Entry(existing.token(), false, existing.expiresAt(), existing.fingerprint(), result) : existing);
+	}
+
+	@Override
+	public @Nullable RecordedKey recorded(IdempotencyKey key) {
+		Entry entry = this.entries.get(key);
+		return (entry != null && !entry.isExpired(this.clock.instant()))
+				? new RecordedKey(entry.fingerprint(), entry.result()) : null;
 	}
 
 	@Override
@@ -90,10 +122,23 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 		return before - this.entries.size();
 	}
 
-	private record Entry(String token, boolean completed, Instant expiresAt) {
+	private record Entry(String token, boolean completed, Instant expiresAt, @Nullable String fingerprint,
+			@Nullable String result) {
 
 		boolean isExpired(Instant now) {
 			return !now.isBefore(this.expiresAt);
+		}
+
+		boolean heldBy(ClaimResult claim) {
+			return !this.completed && this.token.equals(claim.token());
+		}
+
+		Entry completedUntil(Instant expires) {
+			return new Entry(this.token, true, expires, this.fingerprint, this.result);
+		}
+
+		Entry leasedUntil(Instant until) {
+			return new Entry(this.token, false, until, this.fingerprint, this.result);
 		}
 
 	}

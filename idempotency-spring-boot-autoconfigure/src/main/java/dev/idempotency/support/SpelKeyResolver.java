@@ -72,20 +72,65 @@ public class SpelKeyResolver extends CachedExpressionEvaluator implements KeyRes
 		}
 	}
 
+	/**
+	 * Evaluates an expression to a value, as key expressions are evaluated (same variables, same
+	 * cache and compilation): the payload of a fingerprint expression.
+	 * @param expression the expression, not empty
+	 * @param method the invoked method
+	 * @param args the arguments
+	 * @param target the target object
+	 * @param delivery the current delivery, or {@code null}
+	 * @return the value, possibly {@code null}
+	 * @throws InvalidFingerprintException if the expression does not parse or fails
+	 * @since 0.2.0
+	 */
+	public @Nullable Object evaluatePayload(String expression, Method method, @Nullable Object[] args, Object target,
+			@Nullable DeliveryContext delivery) {
+		try {
+			return getValue(expression, method, args, target, delivery);
+		}
+		catch (ParseException | EvaluationException ex) {
+			throw new InvalidFingerprintException("Fingerprint expression '" + expression + "' of " + describe(method)
+					+ " failed: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Parses a fingerprint expression.
+	 * @param expression the expression, not empty
+	 * @param method the annotated method
+	 * @throws IllegalStateException with the parser's message if it does not parse
+	 * @since 0.2.0
+	 */
+	public void validatePayload(String expression, Method method) {
+		try {
+			getParser().parseExpression(expression);
+		}
+		catch (ParseException ex) {
+			throw new IllegalStateException("Fingerprint expression '" + expression + "' of " + describe(method)
+					+ " (" + method.getDeclaringClass().getName() + ") does not parse: " + ex.getMessage(), ex);
+		}
+	}
+
 	private @Nullable Object evaluate(String expression, Method method, @Nullable Object[] args, Object target,
 			@Nullable DeliveryContext delivery) {
 		try {
-			Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(method, target.getClass()),
-					expression);
-			KeyEvaluationContext context = new KeyEvaluationContext(new KeyExpressionRoot(method, args, target),
-					this.parameterNames.getParameterNames(method), args,
-					(delivery != null) ? delivery.variables() : Map.of());
-			return parsed.getValue(context);
+			return getValue(expression, method, args, target, delivery);
 		}
 		catch (ParseException | EvaluationException ex) {
 			throw new InvalidIdempotencyKeyException(
 					"Key expression '" + expression + "' of " + describe(method) + " failed: " + ex.getMessage(), ex);
 		}
+	}
+
+	private @Nullable Object getValue(String expression, Method method, @Nullable Object[] args, Object target,
+			@Nullable DeliveryContext delivery) {
+		Expression parsed = getExpression(this.expressions, new AnnotatedElementKey(method, target.getClass()),
+				expression);
+		KeyEvaluationContext context = new KeyEvaluationContext(new KeyExpressionRoot(method, args, target),
+				this.parameterNames.getParameterNames(method), args,
+				(delivery != null) ? delivery.variables() : Map.of());
+		return parsed.getValue(context);
 	}
 
 	private static @Nullable Object messageId(Method method, @Nullable DeliveryContext delivery) {

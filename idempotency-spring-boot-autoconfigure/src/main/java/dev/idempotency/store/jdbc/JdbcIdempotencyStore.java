@@ -23,9 +23,11 @@ import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.RecordedKey;
 import dev.idempotency.core.StoreNotInTransactionException;
 import dev.idempotency.support.jdbc.DatabasePlatform;
 import dev.idempotency.support.jdbc.SqlIdentifier;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -47,6 +49,12 @@ import org.springframework.util.Assert;
  * </ol>
  * Keys and namespaces longer than {@value #MAX_KEY_LENGTH} characters are stored as SHA-256
  * digests. Timestamps come from the application's clock and are stored in UTC.
+ * <p>
+ * Fingerprints and results are columns of the record ({@code fingerprint}, {@code result_body}),
+ * written by {@code UPDATE} in the caller's transaction, so they commit or roll back with the claim;
+ * a fingerprint clears any result a taken-over expired record still held. Only methods that ask
+ * for them touch these columns: a table created before 0.2.0 without them keeps working for the
+ * others.
  *
  * @since 0.1.0
  */
@@ -87,6 +95,12 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 
 	private final String probeSql;
 
+	private final String recordFingerprintSql;
+
+	private final String recordResultSql;
+
+	private final String recordedSql;
+
 	private final JdbcCompletedKeys completedKeys;
 
 	/**
@@ -111,6 +125,10 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 		this.countExpiredSql = "SELECT COUNT(*) FROM " + this.tableName + expiredRecord;
 		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
 		this.probeSql = "SELECT COUNT(*) FROM " + this.tableName + " WHERE 1 = 0";
+		String record = " WHERE namespace = ? AND idempotency_key = ?";
+		this.recordFingerprintSql = "UPDATE " + this.tableName + " SET fingerprint = ?, result_body = NULL" + record;
+		this.recordResultSql = "UPDATE " + this.tableName + " SET result_body = ?" + record;
+		this.recordedSql = "SELECT fingerprint, result_body FROM " + this.tableName + record;
 		this.completedKeys = new JdbcCompletedKeys(jdbc, this.platform, this.tableName);
 	}
 
@@ -244,6 +262,61 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	@Override
 	public boolean isTransactional() {
 		return true;
+	}
+
+	@Override
+	public boolean recordsKeyDetails() {
+		return true;
+	}
+
+	/**
+	 * Writes the fingerprint to the record claimed in the current transaction (and clears its result).
+	 * @throws StoreNotInTransactionException if this store's {@code DataSource} takes no part in the
+	 * current transaction
+	 */
+	@Override
+	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
+		update(this.recordFingerprintSql, "fingerprint", key, fingerprint);
+	}
+
+	/**
+	 * Writes the result to the record claimed in the current transaction.
+	 * @throws StoreNotInTransactionException if this store's {@code DataSource} takes no part in the
+	 * current transaction
+	 */
+	@Override
+	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
+		update(this.recordResultSql, "result", key, result);
+	}
+
+	private void update(String sql, String detail, IdempotencyKey key, String value) {
+		requireTransaction();
+		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
+		try {
+			// The record was claimed in this transaction: it is there, and locked by it.
+			this.jdbc.update(sql, value, stored.namespace(), stored.value());
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not record the " + detail + " of '" + key + "' in table "
+					+ this.tableName + " (does it have the fingerprint and result_body columns of 0.2.0?)", ex);
+		}
+	}
+
+	/**
+	 * Reads the record's fingerprint and result, in the current transaction if there is one.
+	 */
+	@Override
+	public @Nullable RecordedKey recorded(IdempotencyKey key) {
+		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
+		try {
+			List<RecordedKey> recorded = this.jdbc.query(this.recordedSql,
+					(rs, row) -> new RecordedKey(rs.getString(1), rs.getString(2)), stored.namespace(), stored.value());
+			return recorded.isEmpty() ? null : recorded.get(0);
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in table "
+					+ this.tableName + " (does it have the fingerprint and result_body columns of 0.2.0?)", ex);
+		}
 	}
 
 	/**

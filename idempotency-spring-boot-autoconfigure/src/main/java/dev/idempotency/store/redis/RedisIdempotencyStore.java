@@ -5,13 +5,16 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.core.KeyValueIdempotencyStore;
+import dev.idempotency.core.RecordedKey;
 import dev.idempotency.support.ClaimTokens;
+import dev.idempotency.support.KeyDetailsScripts;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -50,6 +53,14 @@ import org.springframework.util.Assert;
  * {@code :} or {@code %} in the namespace is percent-encoded, so that the first {@code :} after the
  * prefix always ends the namespace and two keys never share an entry.
  * <p>
+ * Fingerprints and results ({@link #recordFingerprint}, {@link #recordResult}) live in a hash beside
+ * the entry ({@link KeyDetailsScripts#detailsKey}), written by the claim's holder only and expiring
+ * with the entry: it takes the entry's remaining lease when written, and once this store has recorded
+ * details its renewals and completions extend the hash with the entry (in the same script, so the
+ * two never disagree). Until then they run exactly as before. A claim completed by the Redis
+ * Stream adapter's own script would leave the hash at its lease, so the interceptor does not offer
+ * those claims to it.
+ * <p>
  * Redis replicates asynchronously: a failover can lose a claim or a completion that the primary
  * acknowledged, and a redelivery then runs the work again. Business data that lives in a database
  * belongs with the JDBC store.
@@ -77,11 +88,22 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 
 	private static final Script RENEW = Script.of("renew.lua");
 
+	private static final Script RECORD = Script.ofSource(KeyDetailsScripts.RECORD);
+
+	private static final Script COMPLETE_WITH_DETAILS = Script.ofSource(KeyDetailsScripts.COMPLETE);
+
+	private static final Script RENEW_WITH_DETAILS = Script.ofSource(KeyDetailsScripts.RENEW);
+
+	private static final Script RECORDED = Script.ofSource(KeyDetailsScripts.RECORDED);
+
 	private final StringRedisTemplate redis;
 
 	private final String keyPrefix;
 
 	private final Supplier<String> tokens;
+
+	/** Set once details were recorded: only then do renewals and completions touch their hash. */
+	private volatile boolean recordsDetails;
 
 	/**
 	 * Creates a store on a connection factory.
@@ -154,8 +176,10 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	 */
 	@Override
 	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
-		long completed = execute(COMPLETE, "complete", key, claimedValue(claim), COMPLETED,
-				millis(retention, "retention"));
+		long completed = this.recordsDetails
+				? executeWithDetails(COMPLETE_WITH_DETAILS, "complete", key, claimedValue(claim), COMPLETED,
+						millis(retention, "retention"))
+				: execute(COMPLETE, "complete", key, claimedValue(claim), COMPLETED, millis(retention, "retention"));
 		if (completed != 1) {
 			logger.warn("Claim of " + key + " was no longer held when completing it: its lease expired before "
 					+ "the work finished, so a redelivery may run it again. Set idempotency.lease longer than "
@@ -178,7 +202,69 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	 */
 	@Override
 	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
-		return execute(RENEW, "renew", key, claimedValue(claim), millis(lease, "lease")) == 1;
+		return (this.recordsDetails
+				? executeWithDetails(RENEW_WITH_DETAILS, "renew", key, claimedValue(claim), millis(lease, "lease"))
+				: execute(RENEW, "renew", key, claimedValue(claim), millis(lease, "lease"))) == 1;
+	}
+
+	@Override
+	public boolean recordsKeyDetails() {
+		return true;
+	}
+
+	/**
+	 * Writes the fingerprint to the details hash, afresh, if {@code claim} still holds the key.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
+		record(key, claim, KeyDetailsScripts.FINGERPRINT, fingerprint, "1");
+	}
+
+	/**
+	 * Writes the result to the details hash if {@code claim} still holds the key.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
+		record(key, claim, KeyDetailsScripts.RESULT, result, "0");
+	}
+
+	private void record(IdempotencyKey key, ClaimResult claim, String field, String value, String afresh) {
+		this.recordsDetails = true;
+		if (executeWithDetails(RECORD, "record the " + field + " of", key, claimedValue(claim), field, value,
+				afresh) != 1) {
+			logger.warn("Claim of " + key + " was no longer held when recording its " + field + ": its lease "
+					+ "expired before the work finished");
+		}
+	}
+
+	/**
+	 * Reads the details hash of an entry that exists ({@code HMGET}, with the entry's existence
+	 * checked in the same script).
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public @Nullable RecordedKey recorded(IdempotencyKey key) {
+		String entry = storageKey(key);
+		byte[][] keys = { bytes(entry), bytes(KeyDetailsScripts.detailsKey(entry)) };
+		List<?> fields;
+		try {
+			fields = this.redis.execute((RedisCallback<List<?>>) (connection) -> RECORDED.run(connection,
+					ReturnType.MULTI, 2, keys), true);
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in Redis", ex);
+		}
+		if (fields == null) {
+			return null;
+		}
+		return new RecordedKey(text(fields, 0), text(fields, 1));
+	}
+
+	private static @Nullable String text(List<?> fields, int index) {
+		Object field = (index < fields.size()) ? fields.get(index) : null;
+		return (field instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : null;
 	}
 
 	@Override
@@ -231,9 +317,26 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 		for (int i = 0; i < args.length; i++) {
 			keyAndArgs[i + 1] = bytes(args[i]);
 		}
+		return run(script, 1, operation, key, keyAndArgs);
+	}
+
+	/** As {@link #execute}, with the entry's details hash as the script's second key. */
+	private long executeWithDetails(Script script, String operation, IdempotencyKey key, String... args) {
+		byte[][] keysAndArgs = new byte[args.length + 2][];
+		String entry = storageKey(key);
+		keysAndArgs[0] = bytes(entry);
+		keysAndArgs[1] = bytes(KeyDetailsScripts.detailsKey(entry));
+		for (int i = 0; i < args.length; i++) {
+			keysAndArgs[i + 2] = bytes(args[i]);
+		}
+		return run(script, 2, operation, key, keysAndArgs);
+	}
+
+	private long run(Script script, int numKeys, String operation, IdempotencyKey key, byte[][] keysAndArgs) {
 		Long result;
 		try {
-			result = this.redis.execute((RedisCallback<Long>) (connection) -> script.run(connection, keyAndArgs), true);
+			result = this.redis.execute((RedisCallback<Long>) (connection) -> script.run(connection,
+					ReturnType.INTEGER, numKeys, keysAndArgs), true);
 		}
 		catch (DataAccessException ex) {
 			throw new IdempotencyStoreException("Could not " + operation + " '" + key + "' in Redis", ex);
@@ -274,6 +377,10 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	 */
 	private record Script(String sha1, byte[] source) {
 
+		static Script ofSource(String source) {
+			return new Script(RedisScript.of(source).getSha1(), bytes(source));
+		}
+
 		static Script of(String name) {
 			// Read once: a RedisScript on a ResourceScriptSource would check the jar entry's
 			// timestamp on every call.
@@ -287,16 +394,16 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 			}
 		}
 
-		@Nullable Long run(RedisConnection connection, byte[][] keyAndArgs) {
+		<T> @Nullable T run(RedisConnection connection, ReturnType returnType, int numKeys, byte[][] keysAndArgs) {
 			try {
-				return connection.scriptingCommands().evalSha(this.sha1, ReturnType.INTEGER, 1, keyAndArgs);
+				return connection.scriptingCommands().evalSha(this.sha1, returnType, numKeys, keysAndArgs);
 			}
 			catch (DataAccessException ex) {
 				String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
 				if (message == null || !message.contains("NOSCRIPT")) {
 					throw ex;
 				}
-				return connection.scriptingCommands().eval(this.source, ReturnType.INTEGER, 1, keyAndArgs);
+				return connection.scriptingCommands().eval(this.source, returnType, numKeys, keysAndArgs);
 			}
 		}
 

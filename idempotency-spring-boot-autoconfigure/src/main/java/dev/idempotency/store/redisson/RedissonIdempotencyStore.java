@@ -11,9 +11,12 @@ import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.RecordedKey;
 import dev.idempotency.support.ClaimTokens;
+import dev.idempotency.support.KeyDetailsScripts;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.redisson.api.RBucket;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -38,6 +41,12 @@ import org.springframework.util.Assert;
  * Values go through Redisson's {@link StringCodec}, so the entries are plain strings that
  * {@code redis-cli} shows as they are. Leases and retention run on the Redis server's clock. Key
  * parts longer than 200 characters are stored as SHA-256 digests.
+ * <p>
+ * Fingerprints and results live in a hash beside the entry ({@link KeyDetailsScripts#detailsKey}),
+ * written by the claim's holder only and expiring with the entry: the hash takes the entry's
+ * remaining lease when written, and once this store has recorded details its renewals and
+ * completions extend the hash with the entry, in the same script ({@link KeyDetailsScripts}, shared
+ * with the Redis store). Until then they run exactly as before.
  * <p>
  * Redis replicates asynchronously: a failover can lose a claim or a completion, and a redelivery
  * then runs the work again. Business data that lives in a database belongs with the JDBC store.
@@ -79,6 +88,9 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 	private final String keyPrefix;
 
 	private final Supplier<String> tokens;
+
+	/** Set once details were recorded: only then do renewals and completions touch their hash. */
+	private volatile boolean recordsDetails;
 
 	/**
 	 * Creates a store.
@@ -137,8 +149,11 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 	@Override
 	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
 		Assert.isTrue(!retention.isNegative() && !retention.isZero(), () -> "retention must be positive: " + retention);
-		long completed = run(COMPLETE, "complete", key, claimedValue(claim), COMPLETED,
-				Long.toString(atLeastOneMilli(retention).toMillis()));
+		String retentionMillis = Long.toString(atLeastOneMilli(retention).toMillis());
+		long completed = this.recordsDetails
+				? runWithDetails(KeyDetailsScripts.COMPLETE, "complete", key, claimedValue(claim), COMPLETED,
+						retentionMillis)
+				: run(COMPLETE, "complete", key, claimedValue(claim), COMPLETED, retentionMillis);
 		if (completed != 1) {
 			logger.warn("Claim of " + key + " was no longer held when completing it: its lease expired before "
 					+ "the work finished, so a redelivery may run it again. Set idempotency.lease longer than "
@@ -161,7 +176,70 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 	 */
 	@Override
 	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
-		return run(RENEW, "renew", key, claimedValue(claim), Long.toString(atLeastOneMilli(lease).toMillis())) == 1;
+		String leaseMillis = Long.toString(atLeastOneMilli(lease).toMillis());
+		return (this.recordsDetails
+				? runWithDetails(KeyDetailsScripts.RENEW, "renew", key, claimedValue(claim), leaseMillis)
+				: run(RENEW, "renew", key, claimedValue(claim), leaseMillis)) == 1;
+	}
+
+	@Override
+	public boolean recordsKeyDetails() {
+		return true;
+	}
+
+	/**
+	 * Writes the fingerprint to the details hash, afresh, if {@code claim} still holds the key.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
+		record(key, claim, KeyDetailsScripts.FINGERPRINT, fingerprint, "1");
+	}
+
+	/**
+	 * Writes the result to the details hash if {@code claim} still holds the key.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
+		record(key, claim, KeyDetailsScripts.RESULT, result, "0");
+	}
+
+	private void record(IdempotencyKey key, ClaimResult claim, String field, String value, String afresh) {
+		this.recordsDetails = true;
+		if (runWithDetails(KeyDetailsScripts.RECORD, "record the " + field + " of", key, claimedValue(claim), field,
+				value, afresh) != 1) {
+			logger.warn("Claim of " + key + " was no longer held when recording its " + field + ": its lease "
+					+ "expired before the work finished");
+		}
+	}
+
+	/**
+	 * Reads the details hash of an entry that exists ({@code HMGET}, with the entry's existence
+	 * checked in the same script).
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public @Nullable RecordedKey recorded(IdempotencyKey key) {
+		String entry = storageKey(key);
+		List<Object> fields;
+		try {
+			fields = this.redisson.getScript(StringCodec.INSTANCE)
+				.eval(entry, RScript.Mode.READ_WRITE, KeyDetailsScripts.RECORDED, RScript.ReturnType.LIST,
+						List.of(entry, KeyDetailsScripts.detailsKey(entry)));
+		}
+		catch (RedisException ex) {
+			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in Redis (Redisson)", ex);
+		}
+		if (fields == null) {
+			return null;
+		}
+		return new RecordedKey(text(fields, 0), text(fields, 1));
+	}
+
+	private static @Nullable String text(List<Object> fields, int index) {
+		Object field = (index < fields.size()) ? fields.get(index) : null;
+		return (field instanceof String text) ? text : null;
 	}
 
 	@Override
@@ -219,6 +297,20 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 		try {
 			Long result = this.redisson.getScript(StringCodec.INSTANCE)
 				.eval(entry, RScript.Mode.READ_WRITE, script, RScript.ReturnType.LONG, List.of(entry), args);
+			return (result != null) ? result : 0;
+		}
+		catch (RedisException ex) {
+			throw new IdempotencyStoreException("Could not " + operation + " '" + key + "' in Redis (Redisson)", ex);
+		}
+	}
+
+	/** As {@link #run}, with the entry's details hash as the script's second key. */
+	private long runWithDetails(String script, String operation, IdempotencyKey key, Object... args) {
+		String entry = storageKey(key);
+		try {
+			Long result = this.redisson.getScript(StringCodec.INSTANCE)
+				.eval(entry, RScript.Mode.READ_WRITE, script, RScript.ReturnType.LONG,
+						List.of(entry, KeyDetailsScripts.detailsKey(entry)), args);
 			return (result != null) ? result : 0;
 		}
 		catch (RedisException ex) {

@@ -5,6 +5,8 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
 	lease_until TIMESTAMP WITH TIME ZONE,
 	created_at TIMESTAMP WITH TIME ZONE NOT NULL,
 	expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+	fingerprint VARCHAR(64),
+	result_body TEXT,
 	CONSTRAINT idempotency_record_pk PRIMARY KEY (namespace, idempotency_key)
 );
 
