@@ -130,6 +130,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
 		this.probeSql = "SELECT COUNT(*) FROM " + this.tableName + " WHERE 1 = 0";
 		this.completedKeys = new JdbcCompletedKeys(jdbc, this.platform, this.tableName);
+		Assert.isTrue(leased == null || this.tableName.equals(leased.getTableName()),
+				() -> "The leased store must claim keys in the same table, " + this.tableName);
 		this.leased = leased;
 	}
 

@@ -419,6 +419,10 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		return "jdbc";
 	}
 
+	/**
+	 * The dedup table.
+	 * @return the table's name
+	 */
 	public String getTableName() {
 		return this.tableName;
 	}

@@ -42,6 +42,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * The store contract for {@link JdbcLeasedIdempotencyStore} on one database, driven as the
@@ -160,6 +161,8 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 		assertThat(new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock, this.store).leased())
 			.isSameAs(this.store);
 		assertThat(new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock).leased()).isNull();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new JdbcIdempotencyStore(this.jdbc, this.dialect, "other_record", this.clock, this.store));
 	}
 
 	@Test
@@ -572,7 +575,7 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 
 	@Test
 	void tableNameMustBeAPlainIdentifier() {
-		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new JdbcLeasedIdempotencyStore(this.dataSource, this.dialect, "records; DROP TABLE x",
 					this.clock, true));
 	}
