@@ -52,9 +52,11 @@ class ArchitectureTests {
 
 	private static final String AUTOCONFIGURE = ROOT + ".autoconfigure..";
 
-	/** Adapters: each store, each transport, the outbox and the meters. */
+	private static final String GUARD = ROOT + ".guard..";
+
+	/** Adapters: each store, each transport, the outbox, the meters, the filters and the guards. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
-			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".filter.." };
+			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".filter..", GUARD };
 
 	private static JavaClasses classes;
 
@@ -66,7 +68,7 @@ class ArchitectureTests {
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
 				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure",
 				"autoconfigure.store", "autoconfigure.kafka", "autoconfigure.redis", "autoconfigure.outbox",
-				"autoconfigure.metrics")) {
+				"autoconfigure.metrics", "guard")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -125,10 +127,20 @@ class ArchitectureTests {
 	@Test
 	void onlyJdbcPackagesUseSpringJdbc() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + "..jdbc..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + "..jdbc..", GUARD, AUTOCONFIGURE)
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.jdbc.."));
+	}
+
+	@Test
+	void guardDependsOnlyOnCoreSharedJdbcHelpersAndSpringJdbc() {
+		check(classes().that()
+			.resideInAPackage(GUARD)
+			.should()
+			.onlyDependOnClassesThat()
+			.resideInAnyPackage("java..", "javax.sql..", "org.jspecify..", "org.apache.commons.logging..", CORE,
+					ROOT + ".support.jdbc..", GUARD, "org.springframework.jdbc..", "org.springframework.dao.."));
 	}
 
 	@Test
@@ -286,7 +298,7 @@ class ArchitectureTests {
 
 	/**
 	 * Slices of the adapters: every store backend is one of its own (store.jdbc, store.redis, ...),
-	 * as are kafka, redis, outbox and metrics; other packages are not sliced.
+	 * as are kafka, redis, outbox, metrics, filter and guard; other packages are not sliced.
 	 */
 	private static final class AdapterSlices implements SliceAssignment {
 
@@ -299,14 +311,14 @@ class ArchitectureTests {
 			String[] segments = packageName.substring(ROOT.length() + 1).split("\\.");
 			return switch (segments[0]) {
 				case "store" -> SliceIdentifier.of("store." + ((segments.length > 1) ? segments[1] : ""));
-				case "kafka", "redis", "outbox", "metrics", "filter" -> SliceIdentifier.of(segments[0]);
+				case "kafka", "redis", "outbox", "metrics", "filter", "guard" -> SliceIdentifier.of(segments[0]);
 				default -> SliceIdentifier.ignore();
 			};
 		}
 
 		@Override
 		public String getDescription() {
-			return "adapters (each store backend, kafka, redis, outbox, metrics)";
+			return "adapters (each store backend, kafka, redis, outbox, metrics, filter, guard)";
 		}
 
 	}

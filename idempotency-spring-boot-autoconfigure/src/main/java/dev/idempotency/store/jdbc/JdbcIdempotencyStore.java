@@ -103,14 +103,31 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 
 	private final JdbcCompletedKeys completedKeys;
 
+	private final @Nullable JdbcLeasedIdempotencyStore leased;
+
 	/**
-	 * Creates a store.
+	 * Creates a store without a leased mode.
 	 * @param jdbc runs statements on the business {@code DataSource}, so that they join its transaction
 	 * @param dialect the database's dialect
 	 * @param tableName the dedup table, a plain SQL identifier
 	 * @param clock the clock for created/expiry timestamps
 	 */
 	public JdbcIdempotencyStore(JdbcTemplate jdbc, JdbcIdempotencyDialect dialect, String tableName, Clock clock) {
+		this(jdbc, dialect, tableName, clock, null);
+	}
+
+	/**
+	 * Creates a store.
+	 * @param jdbc runs statements on the business {@code DataSource}, so that they join its transaction
+	 * @param dialect the database's dialect
+	 * @param tableName the dedup table, a plain SQL identifier
+	 * @param clock the clock for created/expiry timestamps
+	 * @param leased the store that claims keys of the same table in leased mode, returned by
+	 * {@link #leased()}; {@code null} for none
+	 * @since 0.2.0
+	 */
+	public JdbcIdempotencyStore(JdbcTemplate jdbc, JdbcIdempotencyDialect dialect, String tableName, Clock clock,
+			@Nullable JdbcLeasedIdempotencyStore leased) {
 		Assert.notNull(jdbc, "jdbc must not be null");
 		Assert.notNull(dialect, "dialect must not be null");
 		this.jdbc = jdbc;
@@ -130,6 +147,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 		this.recordResultSql = "UPDATE " + this.tableName + " SET result_body = ?" + record;
 		this.recordedSql = "SELECT fingerprint, result_body FROM " + this.tableName + record;
 		this.completedKeys = new JdbcCompletedKeys(jdbc, this.platform, this.tableName);
+		Assert.isTrue(leased == null || this.tableName.equals(leased.getTableName()),
+				() -> "The leased store must claim keys in the same table, " + this.tableName);
+		this.leased = leased;
 	}
 
 	/**
@@ -348,6 +368,16 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	@Override
 	public String name() {
 		return "jdbc";
+	}
+
+	/**
+	 * The leased store given at construction, on the same table: each of its steps commits on its
+	 * own.
+	 * @return the leased store, or {@code null} if none was given
+	 */
+	@Override
+	public @Nullable JdbcLeasedIdempotencyStore leased() {
+		return this.leased;
 	}
 
 	/**

@@ -1,0 +1,503 @@
+package dev.idempotency.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyReconciler;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.ParkedKey;
+import dev.idempotency.core.ParkedKeys;
+import dev.idempotency.core.RecordedKey;
+import dev.idempotency.core.UnfinishedClaim;
+import dev.idempotency.core.UnfinishedClaims;
+import dev.idempotency.support.ClaimTokens;
+import dev.idempotency.support.jdbc.DatabasePlatform;
+import dev.idempotency.support.jdbc.SqlIdentifier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.Assert;
+
+/**
+ * Leased store on the dedup table of {@link JdbcIdempotencyStore}: a claim is a {@code PROCESSING}
+ * record owned by a token until {@code lease_until}; completing it turns it {@code COMPLETED} for
+ * the retention, releasing it deletes it. Every operation commits on its own, in a short
+ * transaction of its own on the store's {@code DataSource}, never in a caller's transaction (a
+ * Kafka transaction, or the business transaction on the same {@code DataSource}): a claim must be
+ * visible to other consumers at once and must survive the business transaction's rollback.
+ * <ol>
+ * <li>{@link #claim}: insert the record unless present (the database's insert-or-ignore; elsewhere
+ * a plain insert whose duplicate-key failure is caught, harmless in this store's own transaction).
+ * One row means claimed. Otherwise a plain read classifies the record: completed and retained
+ * (duplicate), parked, or held by an unexpired lease (in progress).</li>
+ * <li>A completed record whose retention passed, or a claim whose lease ended (unless a reconciler
+ * decides those), is taken over by one conditional {@code UPDATE} in a transaction of its own: of
+ * any number of concurrent claimers exactly one updates the row. Running it apart from the insert
+ * matters on MySQL and MariaDB, whose {@code INSERT IGNORE} keeps a shared lock on the present row
+ * that two claimers' updates would deadlock on.</li>
+ * <li>{@link #complete}, {@link #release} and {@link #renew} act only while the record still holds
+ * the caller's token: a worker whose lease was taken over changes nothing.</li>
+ * </ol>
+ * The same table serves {@link UnfinishedClaims} (claims whose lease ended, for a reconciler) and
+ * {@link ParkedKeys}. It needs the {@code owner_token} and {@code attempts} columns of the 0.2
+ * schema ({@code schema-upgrade-0.2-<platform>.sql} adds them to an older table).
+ * <p>
+ * Fingerprints and results ({@code fingerprint}, {@code result_body}, also 0.2 columns, used only
+ * by methods that ask for them) are written by the claim's owner, by token, each in a short
+ * transaction of its own like the other steps; a fingerprint clears any result a taken-over record
+ * still held.
+ *
+ * @since 0.2.0
+ */
+public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedClaims, ParkedKeys {
+
+	private static final Log logger = LogFactory.getLog(JdbcLeasedIdempotencyStore.class);
+
+	/** Claims of a key that another worker removed between our insert and read, before giving up. */
+	private static final int MAX_CLAIM_ROUNDS = 3;
+
+	/** Scans of {@link #takeOver} that a deadlock rolled back, before giving up. */
+	private static final int MAX_SCAN_ROUNDS = 3;
+
+	/** A freshly inserted record, as opposed to one found present. */
+	private static final Found INSERTED = new Found("", null, null);
+
+	private final DataSource dataSource;
+
+	private final JdbcTemplate jdbc;
+
+	private final TransactionTemplate transactions;
+
+	private final TransactionTemplate scans;
+
+	private final DatabasePlatform platform;
+
+	private final String tableName;
+
+	private final Clock clock;
+
+	private final boolean takeOverEndedLeases;
+
+	private final LeasedStatements sql;
+
+	private final Supplier<String> tokens = new ClaimTokens();
+
+	/**
+	 * Creates a store.
+	 * @param dataSource the database of the dedup table
+	 * @param dialect the database's dialect
+	 * @param tableName the dedup table, a plain SQL identifier
+	 * @param clock the clock for leases and retention
+	 * @param takeOverEndedLeases whether a claim takes over a claim whose lease ended; {@code false}
+	 * when a reconciler decides those (they stay {@code IN_PROGRESS} until it has)
+	 */
+	public JdbcLeasedIdempotencyStore(DataSource dataSource, JdbcIdempotencyDialect dialect, String tableName,
+			Clock clock, boolean takeOverEndedLeases) {
+		Assert.notNull(dataSource, "dataSource must not be null");
+		Assert.notNull(dialect, "dialect must not be null");
+		Assert.notNull(clock, "clock must not be null");
+		this.dataSource = dataSource;
+		this.jdbc = new JdbcTemplate(dataSource);
+		// A transaction manager of its own on this DataSource, REQUIRES_NEW: each step suspends
+		// whatever transaction the caller runs (of any manager) and commits before it returns.
+		JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
+		this.transactions = new TransactionTemplate(transactionManager);
+		this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		// READ COMMITTED for the reconciler's scan: under MySQL's and MariaDB's REPEATABLE READ the
+		// locking range read takes gap locks that two scans' updates of lease_until deadlock on.
+		this.scans = new TransactionTemplate(transactionManager);
+		this.scans.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.scans.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.platform = dialect.platform();
+		this.tableName = SqlIdentifier.requireValid(tableName);
+		this.clock = clock;
+		this.takeOverEndedLeases = takeOverEndedLeases;
+		this.sql = new LeasedStatements(this.platform, this.tableName);
+	}
+
+	/**
+	 * Claims the key under a lease, in a transaction of its own. A record that another worker
+	 * deletes between this claim's insert and read is claimed again, a few times at most.
+	 */
+	@Override
+	public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		try {
+			for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+				ClaimResult claim = tryClaim(stored, lease, retention);
+				if (claim != null) {
+					return claim;
+				}
+			}
+			return ClaimResult.inProgress();
+		}
+		catch (DataAccessException | TransactionException ex) {
+			throw new IdempotencyStoreException("Could not claim '" + key + "' in table " + this.tableName, ex);
+		}
+	}
+
+	/** One round of {@link #claim}: {@code null} if the record vanished and the claim may be retried. */
+	private @Nullable ClaimResult tryClaim(IdempotencyKey key, Duration lease, Duration retention) {
+		Instant now = this.clock.instant();
+		String token = this.tokens.get();
+		Object createdAt = this.platform.timestamp(now);
+		Object leaseUntil = this.platform.timestamp(now.plus(lease));
+		Object expiresAt = this.platform.timestamp(now.plus(retention));
+		Found found = inTransaction((status) -> (insert(key, leaseUntil, createdAt, expiresAt, token) == 1) ? INSERTED
+				: find(key));
+		if (found == INSERTED) {
+			return ClaimResult.claimed(token);
+		}
+		if (found == null) {
+			return null;
+		}
+		switch (found.status()) {
+			case LeasedStatements.COMPLETED:
+				if (isAfter(found.expiresAt(), now)) {
+					return ClaimResult.duplicate();
+				}
+				// Retention passed, not yet purged: 0 rows means another claimer took it or the purge
+				// deleted it; the next round sees which.
+				return (takeOver(this.sql.takeOverExpired, key, token, leaseUntil, createdAt, expiresAt) == 1)
+						? ClaimResult.claimed(token) : null;
+			case LeasedStatements.PARKED:
+				return ClaimResult.parked();
+			case LeasedStatements.PROCESSING:
+				if (isAfter(found.leaseUntil(), now) || !this.takeOverEndedLeases) {
+					return ClaimResult.inProgress();
+				}
+				return (takeOver(this.sql.takeOverEnded, key, token, leaseUntil, createdAt, expiresAt) == 1)
+						? ClaimResult.claimed(token) : ClaimResult.inProgress();
+			default:
+				throw new IllegalStateException("Unknown status '" + found.status() + "' of '" + key
+						+ "' in table " + this.tableName);
+		}
+	}
+
+	private int insert(IdempotencyKey key, Object leaseUntil, Object createdAt, Object expiresAt, String token) {
+		try {
+			return this.jdbc.update(this.sql.insert, key.namespace(), key.value(), leaseUntil, createdAt, expiresAt,
+					token);
+		}
+		catch (DuplicateKeyException ex) {
+			// Only the plain insert of databases without insert-or-ignore gets here. Caught in this
+			// store's own transaction, which it leaves usable on those databases (not on PostgreSQL,
+			// which has ON CONFLICT).
+			if (!this.sql.insertFailsOnDuplicate) {
+				throw ex;
+			}
+			return 0;
+		}
+	}
+
+	private @Nullable Found find(IdempotencyKey key) {
+		List<Found> rows = this.jdbc.query(this.sql.select,
+				(rs, row) -> new Found(rs.getString("status"), this.platform.instant(rs, "lease_until"),
+						this.platform.instant(rs, "expires_at")),
+				key.namespace(), key.value());
+		return rows.isEmpty() ? null : rows.get(0);
+	}
+
+	private int takeOver(String takeOverSql, IdempotencyKey key, String token, Object leaseUntil, Object createdAt,
+			Object expiresAt) {
+		try {
+			Integer updated = inTransaction((status) -> this.jdbc.update(takeOverSql, token, leaseUntil, createdAt,
+					expiresAt, key.namespace(), key.value(), createdAt));
+			return (updated != null) ? updated : 0;
+		}
+		catch (PessimisticLockingFailureException ex) {
+			// A deadlock with a reconciler's scan locking the same record (MySQL, MariaDB): this
+			// update was rolled back, so the claim was not taken over.
+			return 0;
+		}
+	}
+
+	private static boolean isAfter(@Nullable Instant time, Instant now) {
+		return time != null && time.isAfter(now);
+	}
+
+	/**
+	 * Marks the key completed for {@code retention} if the record still holds this claim's token;
+	 * a claim that was taken over in the meantime is logged and left alone.
+	 */
+	@Override
+	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		if (completeByToken(stored, claim.token(), retention) == 0) {
+			logger.warn("Could not mark '" + key + "' completed in table " + this.tableName + ": its lease ended "
+					+ "and another worker or the reconciler took the claim over; the work may run again");
+		}
+	}
+
+	private int completeByToken(IdempotencyKey stored, @Nullable String token, Duration retention) {
+		Object expiresAt = this.platform.timestamp(this.clock.instant().plus(retention));
+		return update("complete", stored, this.sql.complete, expiresAt, stored.namespace(), stored.value(), token);
+	}
+
+	/** Deletes the record if it is still this claim's. */
+	@Override
+	public void release(IdempotencyKey key, ClaimResult claim) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		update("release", stored, this.sql.release, stored.namespace(), stored.value(), claim.token());
+	}
+
+	@Override
+	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		Object leaseUntil = this.platform.timestamp(this.clock.instant().plus(lease));
+		return update("renew the lease of", stored, this.sql.renew, leaseUntil, stored.namespace(), stored.value(),
+				claim.token()) == 1;
+	}
+
+	@Override
+	public boolean isTransactional() {
+		return false;
+	}
+
+	@Override
+	public boolean recordsKeyDetails() {
+		return true;
+	}
+
+	/**
+	 * Writes the fingerprint (and clears the result) if the record is still this claim's, in a
+	 * transaction of its own.
+	 */
+	@Override
+	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
+		recordByToken("fingerprint", key, claim, this.sql.recordFingerprint, fingerprint);
+	}
+
+	/**
+	 * Writes the result if the record is still this claim's, in a transaction of its own.
+	 */
+	@Override
+	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
+		recordByToken("result", key, claim, this.sql.recordResult, result);
+	}
+
+	private void recordByToken(String detail, IdempotencyKey key, ClaimResult claim, String recordSql, String value) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		if (update("record the " + detail + " of", stored, recordSql, value, stored.namespace(), stored.value(),
+				claim.token()) == 0) {
+			logger.warn("Could not record the " + detail + " of '" + key + "' in table " + this.tableName
+					+ ": its lease ended and another worker or the reconciler took the claim over");
+		}
+	}
+
+	/** Reads the record's fingerprint and result, in a transaction of its own. */
+	@Override
+	public @Nullable RecordedKey recorded(IdempotencyKey key) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		try {
+			List<RecordedKey> recorded = inTransaction((status) -> this.jdbc.query(this.sql.recorded,
+					(rs, row) -> new RecordedKey(rs.getString(1), rs.getString(2)), stored.namespace(),
+					stored.value()));
+			return (recorded == null || recorded.isEmpty()) ? null : recorded.get(0);
+		}
+		catch (DataAccessException | TransactionException ex) {
+			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in table "
+					+ this.tableName, ex);
+		}
+	}
+
+	/** None: claims commit on their own. */
+	@Override
+	public @Nullable Object transactionalResource() {
+		return null;
+	}
+
+	/**
+	 * Queries the leased columns of the dedup table on a connection of its own, with a statement
+	 * timeout of {@value JdbcIdempotencyStore#PROBE_TIMEOUT_SECONDS} seconds: the database answers
+	 * and the table has the 0.2 schema.
+	 */
+	@Override
+	public void probe() {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
+			statement.setQueryTimeout(JdbcIdempotencyStore.PROBE_TIMEOUT_SECONDS);
+			statement.executeQuery(this.sql.probe).close();
+		}
+		catch (SQLException ex) {
+			throw new IdempotencyStoreException("Table " + this.tableName + " cannot be queried for leased claims; "
+					+ "if it was created by 0.1 it lacks the owner_token and attempts columns of 0.2: run "
+					+ upgradeScript() + " (shipped with the starter next to the schema scripts)", ex);
+		}
+	}
+
+	private String upgradeScript() {
+		return "classpath:dev/idempotency/store/jdbc/schema-upgrade-0.2-" + switch (this.platform) {
+			case POSTGRESQL -> "postgresql.sql";
+			case MYSQL -> "mysql.sql";
+			case MARIADB -> "mariadb.sql";
+			case GENERIC -> "<platform>.sql (h2, or adapted to your database)";
+		};
+	}
+
+	/**
+	 * Locks the oldest ended claims (skipping those another scan has locked, where the database can)
+	 * and holds each under a new token, all in one short transaction.
+	 */
+	@Override
+	public List<UnfinishedClaim> takeOver(int limit, Duration hold) {
+		Assert.isTrue(limit >= 1, "limit must be at least 1");
+		try {
+			for (int round = 1;; round++) {
+				try {
+					List<UnfinishedClaim> held = this.scans.execute((status) -> holdUnfinished(limit, hold));
+					return (held != null) ? held : List.of();
+				}
+				catch (PessimisticLockingFailureException ex) {
+					// A deadlock with a delivery taking over one of the claims: the database rolled
+					// this scan back; scan again.
+					if (round == MAX_SCAN_ROUNDS) {
+						throw ex;
+					}
+				}
+			}
+		}
+		catch (DataAccessException | TransactionException ex) {
+			throw new IdempotencyStoreException("Could not take over unfinished claims in table " + this.tableName,
+					ex);
+		}
+	}
+
+	private List<UnfinishedClaim> holdUnfinished(int limit, Duration hold) {
+		Instant now = this.clock.instant();
+		Object nowTimestamp = this.platform.timestamp(now);
+		Object holdUntil = this.platform.timestamp(now.plus(hold));
+		List<UnfinishedClaim> ended = this.jdbc.query(this.sql.selectUnfinished, (rs, row) -> {
+			Instant claimedAt = this.platform.instant(rs, "created_at");
+			Assert.state(claimedAt != null, "created_at is NOT NULL");
+			// The current owner's token, until the hold below replaces it.
+			return new UnfinishedClaim(new IdempotencyKey(rs.getString("namespace"), rs.getString("idempotency_key")),
+					claimedAt, rs.getInt("attempts"), rs.getString("owner_token"));
+		}, nowTimestamp, limit);
+		List<UnfinishedClaim> held = new ArrayList<>(ended.size());
+		for (UnfinishedClaim claim : ended) {
+			String token = this.tokens.get();
+			IdempotencyKey key = claim.key();
+			if (this.jdbc.update(this.sql.holdUnfinished, token, holdUntil, key.namespace(), key.value(), claim.token(),
+					nowTimestamp) == 1) {
+				held.add(new UnfinishedClaim(key, claim.claimedAt(), claim.attempts(), token));
+			}
+		}
+		return held;
+	}
+
+	@Override
+	public boolean settle(UnfinishedClaim claim, IdempotencyReconciler.Verdict verdict, Duration retention) {
+		IdempotencyKey key = claim.key();
+		return switch (verdict) {
+			case COMPLETED -> completeByToken(key, claim.token(), retention) == 1;
+			case RETRY -> update("release", key, this.sql.release, key.namespace(), key.value(), claim.token()) == 1;
+			case MANUAL -> update("park", key, this.sql.park, key.namespace(), key.value(), claim.token()) == 1;
+		};
+	}
+
+	@Override
+	public @Nullable Instant oldestUnfinished() {
+		Object now = this.platform.timestamp(this.clock.instant());
+		try {
+			return inTransaction((status) -> this.jdbc.query(this.sql.oldestUnfinished,
+					(ResultSet rs) -> rs.next() ? this.platform.instant(rs, "oldest") : null, now));
+		}
+		catch (DataAccessException | TransactionException ex) {
+			throw new IdempotencyStoreException("Could not read the oldest unfinished claim in table "
+					+ this.tableName, ex);
+		}
+	}
+
+	@Override
+	public List<ParkedKey> parked(@Nullable String namespace, int limit) {
+		Assert.isTrue(limit >= 1, "limit must be at least 1");
+		try {
+			List<ParkedKey> parked = inTransaction((status) -> (namespace != null)
+					? this.jdbc.query(this.sql.parkedInNamespace, this::parkedKey, namespace, limit)
+					: this.jdbc.query(this.sql.parked, this::parkedKey, limit));
+			return (parked != null) ? parked : List.of();
+		}
+		catch (DataAccessException | TransactionException ex) {
+			throw new IdempotencyStoreException("Could not list parked keys in table " + this.tableName, ex);
+		}
+	}
+
+	private ParkedKey parkedKey(ResultSet rs, int row) throws SQLException {
+		Instant claimedAt = this.platform.instant(rs, "created_at");
+		Assert.state(claimedAt != null, "created_at is NOT NULL");
+		return new ParkedKey(new IdempotencyKey(rs.getString("namespace"), rs.getString("idempotency_key")),
+				claimedAt, rs.getInt("attempts"));
+	}
+
+	@Override
+	public boolean markCompleted(IdempotencyKey key, Duration retention) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		Object expiresAt = this.platform.timestamp(this.clock.instant().plus(retention));
+		return update("mark completed", stored, this.sql.markParkedCompleted, expiresAt, stored.namespace(),
+				stored.value()) == 1;
+	}
+
+	@Override
+	public boolean release(IdempotencyKey key) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		return update("release parked", stored, this.sql.releaseParked, stored.namespace(), stored.value()) == 1;
+	}
+
+	@Override
+	public String name() {
+		return "jdbc";
+	}
+
+	/**
+	 * The dedup table.
+	 * @return the table's name
+	 */
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	/** One statement in a transaction of its own; its affected-row count. */
+	private int update(String action, IdempotencyKey key, String updateSql, @Nullable Object... args) {
+		try {
+			Integer updated = inTransaction((status) -> this.jdbc.update(updateSql, args));
+			return (updated != null) ? updated : 0;
+		}
+		catch (DataAccessException | TransactionException ex) {
+			throw new IdempotencyStoreException("Could not " + action + " '" + key + "' in table " + this.tableName,
+					ex);
+		}
+	}
+
+	private <T> @Nullable T inTransaction(TransactionCallback<T> action) {
+		return this.transactions.execute(action);
+	}
+
+	/** The record a claim found present. */
+	private record Found(String status, @Nullable Instant leaseUntil, @Nullable Instant expiresAt) {
+	}
+
+}

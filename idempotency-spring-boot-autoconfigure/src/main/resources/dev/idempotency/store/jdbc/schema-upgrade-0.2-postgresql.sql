@@ -1,0 +1,7 @@
+-- Upgrades an idempotency_record table created by 0.1 for leased mode (0.2).
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS owner_token VARCHAR(64);
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS attempts INT NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_record (lease_until) WHERE status = 'PROCESSING';
+-- Fingerprints and stored results (0.2), for methods that use them.
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS fingerprint VARCHAR(64);
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS result_body TEXT;
