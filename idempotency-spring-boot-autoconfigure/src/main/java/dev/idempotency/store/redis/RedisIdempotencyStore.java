@@ -256,7 +256,8 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 		catch (DataAccessException ex) {
 			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in Redis", ex);
 		}
-		if (fields == null) {
+		// The script's nil (no entry) arrives as a list of one null; an entry's details are two fields.
+		if (fields == null || fields.size() < 2) {
 			return null;
 		}
 		return new RecordedKey(text(fields, 0), text(fields, 1));

@@ -231,7 +231,7 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 		catch (RedisException ex) {
 			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in Redis (Redisson)", ex);
 		}
-		if (fields == null) {
+		if (fields == null || fields.size() < 2) {
 			return null;
 		}
 		return new RecordedKey(text(fields, 0), text(fields, 1));
