@@ -19,6 +19,7 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.mock.env.MockEnvironment;
+import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +73,16 @@ class IdempotencyPropertiesDefaultsTests {
 	void advisorRunsJustOutsideTransactionalAdvice() {
 		assertThat(this.properties.getAdvisorOrder()).isEqualTo(Ordered.LOWEST_PRECEDENCE - 10)
 			.isEqualTo(IdempotencyProperties.DEFAULT_ADVISOR_ORDER);
+	}
+
+	@Test
+	void noFingerprintByDefault() {
+		assertThat(this.properties.getFingerprint()).isNull();
+	}
+
+	@Test
+	void storedResultsAreAtMost64Kilobytes() {
+		assertThat(this.properties.getStoredResult().getMaxSize()).isEqualTo(DataSize.ofKilobytes(64));
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +19,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
+import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyKeyConflictException;
 import dev.idempotency.core.IdempotencyOutcome;
@@ -234,6 +236,20 @@ class IdempotencyInterceptorKeyDetailsTests {
 		assertThat(this.target.charged).containsExactly("b-1", "b-1");
 	}
 
+	@ParameterizedTest
+	@EnumSource
+	void aFilterThatKnowsTheKeyCompletedDoesNotAnswerForTheStore(Mode mode) {
+		DuplicateFilterChain everyKeyCompleted = new DuplicateFilterChain(List.of(new CompletedFilter()), Set.of(),
+				List::of);
+		Payments payments = proxy(interceptor(mode, DEFAULTS, codec(MAX_RESULT),
+				new ClaimGuards(everyKeyCompleted, null)));
+		Receipt first = payments.pay(new Charge("p-1", 300, null));
+		assertThat(payments.pay(new Charge("p-1", 300, null))).isEqualTo(first);
+		assertThatExceptionOfType(IdempotencyKeyConflictException.class)
+			.isThrownBy(() -> payments.pay(new Charge("p-1", 301, null)));
+		assertThat(this.target.charged).containsExactly("p-1");
+	}
+
 	private Payments payments(Mode mode) {
 		return proxy(interceptor(mode, DEFAULTS, codec(MAX_RESULT)));
 	}
@@ -244,6 +260,11 @@ class IdempotencyInterceptorKeyDetailsTests {
 
 	private IdempotencyInterceptor interceptor(Mode mode, IdempotencyDefaults defaults,
 			@Nullable KeyDetailsCodec codec) {
+		return interceptor(mode, defaults, codec, ClaimGuards.none());
+	}
+
+	private IdempotencyInterceptor interceptor(Mode mode, IdempotencyDefaults defaults,
+			@Nullable KeyDetailsCodec codec, ClaimGuards guards) {
 		IdempotencyStore store = (mode == Mode.H2_TRANSACTIONAL_STORE)
 				? new JdbcIdempotencyStore(this.jdbc, JdbcIdempotencyDialect.GENERIC, "idempotency_record",
 						Clock.systemUTC())
@@ -251,7 +272,7 @@ class IdempotencyInterceptorKeyDetailsTests {
 		PlatformTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
 		return new IdempotencyInterceptor(defaults, new SpelKeyResolver(), (name) -> store,
 				(ignored) -> transactionManager, () -> List.of(this.listener), (value) -> value, List::of,
-				ClaimGuards::none, () -> codec);
+				() -> guards, () -> codec);
 	}
 
 	private Payments proxy(IdempotencyInterceptor interceptor) {
@@ -272,6 +293,25 @@ class IdempotencyInterceptorKeyDetailsTests {
 		catch (SQLException ex) {
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/** A filter sure that every key completed, as a recent-keys layer would be after the first run. */
+	static final class CompletedFilter implements DuplicateFilter {
+
+		@Override
+		public String name() {
+			return "completed";
+		}
+
+		@Override
+		public Answer check(IdempotencyKey key) {
+			return Answer.COMPLETED;
+		}
+
+		@Override
+		public void learn(IdempotencyKey key) {
+		}
+
 	}
 
 	enum Mode {
