@@ -78,6 +78,7 @@ public class PaymentsFlow {
 	 * Leaves the state a crashed run would: the key claimed as {@code PROCESSING} under a lease that
 	 * ends in a second, never completed, and, for {@link DemoPayments#crashedAfterCharge()}, the charge
 	 * made at the provider. Nothing is left when idempotency is off (no store).
+	 * @param payments the run's payments
 	 * @return whether the claims were left
 	 */
 	public boolean leaveCrashedClaims(DemoPayments payments) {
@@ -108,7 +109,10 @@ public class PaymentsFlow {
 		}
 	}
 
-	/** Sends every payment request, repeats included, keyed by payment id. */
+	/**
+	 * Sends every payment request, repeats included, keyed by payment id.
+	 * @param payments the run's payments
+	 */
 	public void send(DemoPayments payments) throws Exception {
 		List<CompletableFuture<SendResult<Object, Object>>> sent = new ArrayList<>();
 		for (PaymentRequested payment : payments.sends()) {
