@@ -7,10 +7,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyReconciler;
+import dev.idempotency.core.UnfinishedClaim;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 
@@ -26,6 +30,7 @@ import org.springframework.core.NestedExceptionUtils;
  * C &lt;stream&gt; &lt;count&gt;                     Redis Stream: entries claimed from idle consumers
  * P &lt;listener&gt; &lt;exception&gt;              fail-closed: the listener paused (the infrastructure failed)
  * U &lt;listener&gt; &lt;millis&gt;                 fail-closed: the listener resumed after that long
+ * V &lt;verdict|-&gt; &lt;key&gt; &lt;settled&gt; &lt;ns&gt;    leased mode: a reconciler decided an unfinished claim
  * S clean                                  the application shut down cleanly
  * </pre>
  * A Redis Stream entry's partition and offset are the sequence and the millisecond parts of its
@@ -65,6 +70,15 @@ public final class EventJournal implements IdempotencyListener, DeliveryListener
 		String failure = (event.failure() != null)
 				? NestedExceptionUtils.getMostSpecificCause(event.failure()).getClass().getSimpleName() : "-";
 		write("O " + event.outcome().tag() + " " + blankToDash(event.key()) + " " + failure);
+	}
+
+	@Override
+	public void onReconciled(String store, UnfinishedClaim claim, IdempotencyReconciler.@Nullable Verdict verdict,
+			boolean settled) {
+		String decided = (verdict != null) ? verdict.name().toLowerCase(Locale.ROOT) : "-";
+		write("V " + decided + " " + blankToDash(claim.key().value()) + " " + settled + " "
+				+ blankToDash(claim.key().namespace()));
+		FaultChild.announce("VERDICT " + decided + " key=" + claim.key().value() + " settled=" + settled);
 	}
 
 	@Override

@@ -28,6 +28,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * precedence), which acknowledges a manual-ack listener; with {@code AckMode.RECORD} the container
  * commits the offset only after the listener method returns. Either way the offset is not
  * committed yet, and the suite checks that at the point.</li>
+ * <li>{@link Point#BEFORE_CALL}, {@link Point#DURING_CALL}, {@link Point#AFTER_CALL}: the leased
+ * consumer's points around its call to the payment provider (see {@link LeasedChargeListener}).</li>
  * </ul>
  * Armed by the system properties {@code fault.kill-point} and {@code fault.kill-at}, or at run time
  * by a line {@code arm <point> <k>} on stdin. End of stdin (the parent died) exits the JVM, so no
@@ -38,7 +40,16 @@ public final class FaultPoints {
 	/** Where an invocation can be stopped. */
 	public enum Point {
 
-		BEFORE_COMMIT, AFTER_COMMIT;
+		BEFORE_COMMIT, AFTER_COMMIT,
+
+		/** Leased mode ({@link LeasedChargeListener}): the key is claimed, the provider not called yet. */
+		BEFORE_CALL,
+
+		/** Leased mode: the provider holds the call (the parent kills the child meanwhile). */
+		DURING_CALL,
+
+		/** Leased mode: the provider answered, the method has not returned (the key is not completed). */
+		AFTER_CALL;
 
 		String label() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');

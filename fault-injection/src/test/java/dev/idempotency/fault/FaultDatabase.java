@@ -172,7 +172,9 @@ final class FaultDatabase implements AutoCloseable {
 		this.jdbc.update("DELETE FROM fault_points_ledger WHERE run_id = ?", this.runId);
 		this.jdbc.update("DELETE FROM fault_points_account WHERE run_id = ?", this.runId);
 		for (String namespace : namespaces) {
-			this.jdbc.update("DELETE FROM idempotency_record WHERE namespace = ?", namespace);
+			// A Kafka listener's default namespace is <group>:<listener>, so a group's keys sit under both.
+			this.jdbc.update("DELETE FROM idempotency_record WHERE namespace = ? OR namespace LIKE ?", namespace,
+					namespace + ":%");
 		}
 	}
 

@@ -19,6 +19,13 @@ final class Journal {
 	record Received(int partition, long offset, String orderId) {
 	}
 
+	/**
+	 * A reconciler's decision on an unfinished leased claim; {@code verdict} is {@code -} if it threw.
+	 * The reconciler scans the whole table, so the namespace tells a run's own claims from others'.
+	 */
+	record Verdict(String verdict, String key, boolean settled, String namespace) {
+	}
+
 	/** How an {@code @Idempotent} invocation ended. */
 	record Outcome(String outcome, String key, String exception) {
 	}
@@ -30,6 +37,9 @@ final class Journal {
 	final List<Outcome> outcomes = new ArrayList<>();
 
 	final List<String> deadLetters = new ArrayList<>();
+
+	/** Leased mode: a reconciler's decisions ({@code V} lines). */
+	final List<Verdict> verdicts = new ArrayList<>();
 
 	final List<String> assignments = new ArrayList<>();
 
@@ -71,6 +81,8 @@ final class Journal {
 				case "C" -> journal.claims.add(Integer.parseInt(words[2]));
 				case "P" -> journal.pauses.add(words[2]);
 				case "U" -> journal.resumes.add(Long.parseLong(words[2]));
+				case "V" -> journal.verdicts
+					.add(new Verdict(words[1], words[2], Boolean.parseBoolean(words[3]), words[4]));
 				case "S" -> journal.cleanShutdown = true;
 				default -> {
 					// A line cut by SIGKILL mid-write cannot happen (one write per line), but be lenient.

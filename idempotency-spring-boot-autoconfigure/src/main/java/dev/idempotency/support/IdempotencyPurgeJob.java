@@ -2,19 +2,14 @@ package dev.idempotency.support;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.IdempotencyListener;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.util.Assert;
 
 /**
  * Runs a store's purge at a fixed delay on a daemon thread of its own, from context start to stop.
@@ -35,7 +30,7 @@ public class IdempotencyPurgeJob implements SmartLifecycle {
 
 	private final Supplier<List<IdempotencyListener>> listeners;
 
-	private @Nullable ScheduledExecutorService executor;
+	private final FixedDelaySchedule schedule;
 
 	/**
 	 * Creates a job.
@@ -46,11 +41,11 @@ public class IdempotencyPurgeJob implements SmartLifecycle {
 	 */
 	public IdempotencyPurgeJob(String storeName, IntSupplier purge, Duration interval,
 			Supplier<List<IdempotencyListener>> listeners) {
-		Assert.isTrue(!interval.isNegative() && !interval.isZero(), "interval must be positive");
 		this.storeName = storeName;
 		this.purge = purge;
 		this.interval = interval;
 		this.listeners = listeners;
+		this.schedule = new FixedDelaySchedule("idempotency-purge-" + storeName, interval, this::runSafely);
 	}
 
 	/**
@@ -76,28 +71,18 @@ public class IdempotencyPurgeJob implements SmartLifecycle {
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.executor != null) {
-			return;
-		}
-		ScheduledExecutorService executor = DaemonSchedulers.singleThread("idempotency-purge-" + this.storeName);
-		long intervalMillis = this.interval.toMillis();
-		long initialDelay = ThreadLocalRandom.current().nextLong(Math.max(1, intervalMillis));
-		executor.scheduleWithFixedDelay(this::runSafely, initialDelay, intervalMillis, TimeUnit.MILLISECONDS);
-		this.executor = executor;
+	public void start() {
+		this.schedule.start();
 	}
 
 	@Override
-	public synchronized void stop() {
-		if (this.executor != null) {
-			this.executor.shutdownNow();
-			this.executor = null;
-		}
+	public void stop() {
+		this.schedule.stop();
 	}
 
 	@Override
-	public synchronized boolean isRunning() {
-		return this.executor != null;
+	public boolean isRunning() {
+		return this.schedule.isRunning();
 	}
 
 }

@@ -47,7 +47,7 @@ public class IdempotencyTransactionManagerException extends IdempotencyException
 						: "none of the transaction managers " + candidates + " manages it");
 		return "Store '" + storeName + "' claims keys in the transaction of " + resource + ", but " + problem
 				+ "; its claims would commit on their own, and a failed message's retry would be skipped as a "
-				+ "duplicate";
+				+ "duplicate. For work that no database transaction covers, use @Idempotent(mode = LEASED)";
 	}
 
 	public String getStoreName() {

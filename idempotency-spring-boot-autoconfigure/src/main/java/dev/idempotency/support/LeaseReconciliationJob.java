@@ -3,9 +3,6 @@ package dev.idempotency.support;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.IdempotencyListener;
@@ -14,7 +11,6 @@ import dev.idempotency.core.UnfinishedClaim;
 import dev.idempotency.core.UnfinishedClaims;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
@@ -45,7 +41,7 @@ public class LeaseReconciliationJob implements SmartLifecycle {
 
 	private final Supplier<List<IdempotencyListener>> listeners;
 
-	private @Nullable ScheduledExecutorService executor;
+	private final FixedDelaySchedule schedule;
 
 	/**
 	 * Creates a job.
@@ -62,6 +58,8 @@ public class LeaseReconciliationJob implements SmartLifecycle {
 		this.reconciler = reconciler;
 		this.settings = settings;
 		this.listeners = listeners;
+		this.schedule = new FixedDelaySchedule("idempotency-reconciler-" + storeName, settings.interval(),
+				this::runSafely);
 	}
 
 	/**
@@ -122,29 +120,18 @@ public class LeaseReconciliationJob implements SmartLifecycle {
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.executor != null) {
-			return;
-		}
-		ScheduledExecutorService executor = DaemonSchedulers.singleThread("idempotency-reconciler-" + this.storeName);
-		long intervalMillis = this.settings.interval().toMillis();
-		// Spread instances that start together over the interval.
-		long initialDelay = ThreadLocalRandom.current().nextLong(Math.max(1, intervalMillis));
-		executor.scheduleWithFixedDelay(this::runSafely, initialDelay, intervalMillis, TimeUnit.MILLISECONDS);
-		this.executor = executor;
+	public void start() {
+		this.schedule.start();
 	}
 
 	@Override
-	public synchronized void stop() {
-		if (this.executor != null) {
-			this.executor.shutdownNow();
-			this.executor = null;
-		}
+	public void stop() {
+		this.schedule.stop();
 	}
 
 	@Override
-	public synchronized boolean isRunning() {
-		return this.executor != null;
+	public boolean isRunning() {
+		return this.schedule.isRunning();
 	}
 
 	/**

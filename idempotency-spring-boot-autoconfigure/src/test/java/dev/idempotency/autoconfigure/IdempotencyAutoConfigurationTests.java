@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.annotation.IdempotencyMode;
 import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
 import dev.idempotency.autoconfigure.store.IdempotencyJdbcProperties;
@@ -226,9 +227,26 @@ class IdempotencyAutoConfigurationTests {
 	}
 
 	@Test
-	void transactionalStoreWithoutTransactionManagerFailsStartUp() {
+	void jdbcStoreWithoutAnyTransactionManagerRunsItsMethodsInLeasedMode() {
 		this.contextRunner.withBean(DataSource.class, IdempotencyAutoConfigurationTests::h2)
 			.withBean(CountingHandler.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				CountingHandler handler = context.getBean(CountingHandler.class);
+				handler.handle("a");
+				handler.handle("a");
+				assertThat(handler.calls()).isEqualTo(1);
+				assertThat(new JdbcTemplate(context.getBean(DataSource.class))
+					.queryForObject("SELECT status FROM idempotency_record WHERE idempotency_key = 'a'", String.class))
+					.as("completed by the leased side")
+					.isEqualTo("COMPLETED");
+			});
+	}
+
+	@Test
+	void transactionalModeWithoutTransactionManagerFailsStartUp() {
+		this.contextRunner.withBean(DataSource.class, IdempotencyAutoConfigurationTests::h2)
+			.withBean(TransactionalModeHandler.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(causeOfType(context.getStartupFailure(), IdempotencyTransactionManagerException.class))
@@ -457,6 +475,14 @@ class IdempotencyAutoConfigurationTests {
 		// Read through a method: the fields of a CGLIB proxy are not the target's.
 		int calls() {
 			return this.calls.get();
+		}
+
+	}
+
+	static class TransactionalModeHandler {
+
+		@Idempotent(key = "#id", mode = IdempotencyMode.TRANSACTIONAL)
+		void handle(String id) {
 		}
 
 	}

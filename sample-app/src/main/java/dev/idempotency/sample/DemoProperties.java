@@ -25,13 +25,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param drainTimeout how long the runner waits, in all, for the consumers to be ready and to catch up
  * @param keepRunning whether the application stays up after the report (read by {@code main})
  * @param redisStream the Redis Stream flow
+ * @param payments the payments flow
  */
 @ConfigurationProperties("demo")
 public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.2") double duplicateRatio,
 		@DefaultValue("2") int poisonOrders, @DefaultValue("1") int invalidOrders,
 		@DefaultValue("1") int malformedMessages, @DefaultValue("50") int users, @DefaultValue("3") int partitions,
 		@DefaultValue("42") long seed, @DefaultValue("120s") Duration drainTimeout,
-		@DefaultValue("false") boolean keepRunning, @DefaultValue RedisStream redisStream) {
+		@DefaultValue("false") boolean keepRunning, @DefaultValue RedisStream redisStream,
+		@DefaultValue Payments payments) {
 
 	/**
 	 * The Redis Stream flow. {@link RedisStreamDemoInitializer} fills in what is not set.
@@ -42,6 +44,20 @@ public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.
 	 * sharing a Redis do not read each other's entries
 	 */
 	public record RedisStream(@Nullable Boolean enabled, @Nullable String stream) {
+
+	}
+
+	/**
+	 * The payments flow: leased mode, an HTTP call to a payment provider stub, a reconciler.
+	 *
+	 * @param count distinct payments to request
+	 * @param duplicateRatio extra requests of already requested payments, as a share of
+	 * {@code count}
+	 * @param crashedClaims whether to leave two claims as crashed runs would before the requests are
+	 * sent (one after its charge, one before), for the reconciler to settle
+	 */
+	public record Payments(@DefaultValue("100") int count, @DefaultValue("0.2") double duplicateRatio,
+			@DefaultValue("true") boolean crashedClaims) {
 
 	}
 

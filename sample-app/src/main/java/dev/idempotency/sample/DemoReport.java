@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The outcome of a demo run: the order service's side (orders placed, events written to the outbox
- * and sent by its relay), then one section per flow.
+ * and sent by its relay), then one section per order flow, then the payments flow.
  *
  * @param ordersPlaced rows in the orders table
  * @param eventsResent events of already placed orders published again (new message id)
@@ -13,13 +13,19 @@ import java.util.List;
  * @param outboxUnsent outbox rows not sent (pending or dead) when the report was made
  * @param flows what each flow's consumers did
  * @param filters what the duplicate filter layers answered (the {@code filters} profile)
+ * @param payments what the payments flow did
  */
 public record DemoReport(long ordersPlaced, long eventsResent, long outboxSent, long outboxUnsent,
-		List<FlowReport> flows, FilterCounts filters) {
+		List<FlowReport> flows, FilterCounts filters, PaymentsReport payments) {
 
 	/** Whether every flow credited every valid order exactly once. */
 	public boolean creditedOncePerOrder() {
 		return this.flows.stream().allMatch(FlowReport::creditedOncePerOrder);
+	}
+
+	/** Whether every order was credited once in every flow and every payment charged once. */
+	public boolean exactlyOnce() {
+		return creditedOncePerOrder() && this.payments.chargedOncePerPayment();
 	}
 
 	/** The report of one flow. */
@@ -44,6 +50,7 @@ public record DemoReport(long ordersPlaced, long eventsResent, long outboxSent, 
 			lines.add(this.filters.toString());
 		}
 		lines.add("every flow credited == unique: " + creditedOncePerOrder());
+		lines.add(this.payments.toString());
 		return String.join(System.lineSeparator(), lines);
 	}
 

@@ -19,9 +19,11 @@ import org.springframework.stereotype.Component;
 
 /**
  * Places the demo's orders through the order service (each order and its outbox event in one
- * transaction), re-sends some of their events, has every flow inject its broken messages, waits
- * until the outbox relay has sent everything and every flow's consumers are done, and logs what
- * happened. The exit code is 0 when every flow credited every order exactly once, 1 otherwise.
+ * transaction), re-sends some of their events, has every flow inject its broken messages, sends
+ * the payment requests (after leaving the claims of two crashed payment runs), waits until the
+ * outbox relay has sent everything and every flow's consumers are done, and logs what happened. The
+ * exit code is 0 when every flow credited every order exactly once and every payment was charged
+ * once, 1 otherwise.
  */
 @Component
 @ConditionalOnBooleanProperty("demo.enabled")
@@ -39,17 +41,22 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 
 	private final MeterRegistry meters;
 
+	private final PaymentsFlow payments;
+
 	private volatile @Nullable DemoOrders orders;
+
+	private volatile @Nullable DemoPayments paymentRequests;
 
 	private volatile @Nullable DemoReport report;
 
 	public DemoRunner(DemoProperties demo, OrderService orderService, OutboxRows outbox, List<OrderFlow> flows,
-			MeterRegistry meters) {
+			MeterRegistry meters, PaymentsFlow payments) {
 		this.demo = demo;
 		this.meters = meters;
 		this.orderService = orderService;
 		this.outbox = outbox;
 		this.flows = flows;
+		this.payments = payments;
 	}
 
 	@Override
@@ -58,6 +65,10 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 		for (OrderFlow flow : this.flows) {
 			flow.awaitReady(remaining(deadline));
 		}
+		DemoPayments paymentRequests = DemoPayments.generate(this.demo);
+		this.paymentRequests = paymentRequests;
+		boolean crashedClaimsLeft = this.payments.leaveCrashedClaims(paymentRequests);
+		this.payments.send(paymentRequests);
 		DemoOrders orders = DemoOrders.generate(this.demo);
 		this.orders = orders;
 		Set<String> placed = new HashSet<>();
@@ -83,8 +94,10 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 		for (OrderFlow flow : this.flows) {
 			flowReports.add(flow.report(orders));
 		}
+		this.payments.awaitConsumed(remaining(deadline));
 		DemoReport report = new DemoReport(this.orderService.ordersPlaced(), resent, this.outbox.sent(),
-				this.outbox.unsent(), List.copyOf(flowReports), FilterCounts.from(this.meters));
+				this.outbox.unsent(), List.copyOf(flowReports), FilterCounts.from(this.meters),
+				this.payments.report(paymentRequests, crashedClaimsLeft));
 		this.report = report;
 		logger.info(System.lineSeparator() + report);
 	}
@@ -109,6 +122,11 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 		return this.orders;
 	}
 
+	/** The payment requests of the last run, or {@code null} before the run. */
+	public @Nullable DemoPayments paymentRequests() {
+		return this.paymentRequests;
+	}
+
 	/** The report of the last run, or {@code null} before the run. */
 	public @Nullable DemoReport report() {
 		return this.report;
@@ -117,7 +135,7 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 	@Override
 	public int getExitCode() {
 		DemoReport report = this.report;
-		return (report == null || report.creditedOncePerOrder()) ? 0 : 1;
+		return (report == null || report.exactlyOnce()) ? 0 : 1;
 	}
 
 }

@@ -3,17 +3,12 @@ package dev.idempotency.sample;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.core.DeliveryContext;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
@@ -109,28 +104,7 @@ public class KafkaFlow implements OrderFlow {
 	/** Waits until the group's committed offsets reach the end of every partition of the topic. */
 	@Override
 	public void awaitConsumed(Duration timeout) throws Exception {
-		long published = endOffsets(TOPIC);
-		long deadline = System.nanoTime() + timeout.toNanos();
-		try (Admin client = Admin.create(this.admin.getConfigurationProperties())) {
-			while (true) {
-				long committed = client.listConsumerGroupOffsets(GROUP)
-					.partitionsToOffsetAndMetadata()
-					.get(10, TimeUnit.SECONDS)
-					.entrySet()
-					.stream()
-					.filter((entry) -> entry.getKey().topic().equals(TOPIC) && entry.getValue() != null)
-					.mapToLong((entry) -> entry.getValue().offset())
-					.sum();
-				if (committed >= published) {
-					return;
-				}
-				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("The " + GROUP + " group committed " + committed + " of "
-							+ published + " records within " + timeout);
-				}
-				Thread.sleep(200);
-			}
-		}
+		KafkaOffsets.awaitCommitted(this.admin, GROUP, TOPIC, timeout);
 	}
 
 	@Override
@@ -146,27 +120,8 @@ public class KafkaFlow implements OrderFlow {
 	}
 
 
-	/** Records ever written to a topic: the sum of its partitions' end offsets. */
 	private long endOffsets(String topic) throws Exception {
-		try (Admin client = Admin.create(this.admin.getConfigurationProperties())) {
-			List<TopicPartition> partitions = client.describeTopics(List.of(topic))
-				.allTopicNames()
-				.get(10, TimeUnit.SECONDS)
-				.get(topic)
-				.partitions()
-				.stream()
-				.map((info) -> new TopicPartition(topic, info.partition()))
-				.toList();
-			Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-			partitions.forEach((partition) -> latest.put(partition, OffsetSpec.latest()));
-			return client.listOffsets(latest)
-				.all()
-				.get(10, TimeUnit.SECONDS)
-				.values()
-				.stream()
-				.mapToLong(ListOffsetsResultInfo::offset)
-				.sum();
-		}
+		return KafkaOffsets.endOffsets(this.admin, topic);
 	}
 
 }

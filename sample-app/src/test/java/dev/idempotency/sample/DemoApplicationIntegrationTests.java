@@ -24,8 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs the demo through the outbox, an in-process Kafka broker and the Redis at
  * {@code localhost:6379} (300 orders, 20% re-sent, 2 poison orders, 1 order without an id, 1
- * malformed message per flow) and checks its numbers against the database, the meters, the
- * dead-letter topic and stream, not against the demo's own report. The runner runs during context
+ * malformed message per flow), and its payments flow (100 payments, 20 repeated requests, 2 claims
+ * left by crashed runs) against the payment provider stub, and checks the numbers against the
+ * database, the meters, the dead-letter topic and stream and the provider's charges, not against the
+ * demo's own report. The runner runs during context
  * start-up; the application only exits from {@code main}, which tests never call.
  */
 @SpringBootTest(properties = { "demo.orders=300", "demo.redis-stream.enabled=true",
@@ -53,6 +55,9 @@ class DemoApplicationIntegrationTests {
 
 	@Autowired
 	private StringRedisTemplate redis;
+
+	@Autowired
+	private PaymentProviderStub provider;
 
 	@Test
 	void everyOrderIsPlacedOnceAndItsEventsAreSentToBothFlows() {
@@ -131,6 +136,37 @@ class DemoApplicationIntegrationTests {
 	}
 
 	@Test
+	void everyPaymentIsChargedOnceAtTheProviderAndItsRepeatsAreSkipped() {
+		DemoPayments payments = this.runner.paymentRequests();
+		assertThat(payments).isNotNull();
+		assertThat(payments.unique()).hasSize(100);
+		assertThat(payments.duplicates()).hasSize(20);
+		assertThat(payments.crashedClaims()).isEqualTo(2);
+		Map<String, Integer> oncePerPayment = payments.unique()
+			.stream()
+			.collect(Collectors.toMap(PaymentRequested::paymentId, (payment) -> 1));
+		assertThat(this.provider.chargesByPayment()).isEqualTo(oncePerPayment);
+		// The crashed run charged one payment; the reconciler completed its key, so its request was
+		// skipped like the repeated ones. The other crashed claim was released and charged once.
+		assertThat(reconcilerVerdicts("completed")).isEqualTo(1);
+		assertThat(reconcilerVerdicts("retry")).isEqualTo(1);
+		assertThat(invocations(PaymentsFlow.NAMESPACE, "duplicate")).isEqualTo(payments.duplicates().size() + 1);
+		assertThat(invocations(PaymentsFlow.NAMESPACE, "processed")).isEqualTo(payments.unique().size() - 1);
+		assertThat(this.jdbc.queryForList(
+				"SELECT DISTINCT status FROM idempotency_record WHERE namespace = ?", String.class,
+				PaymentsFlow.NAMESPACE))
+			.containsExactly("COMPLETED");
+		assertThat(count(this.jdbc, "SELECT COUNT(*) FROM idempotency_record WHERE namespace = ?",
+				PaymentsFlow.NAMESPACE))
+			.isEqualTo(payments.unique().size());
+		assertThat(this.runner.report()).isNotNull().satisfies((report) -> {
+			assertThat(report.payments().chargedOncePerPayment()).isTrue();
+			assertThat(report.payments().charges()).isEqualTo(payments.unique().size());
+			assertThat(report.toString()).contains("charged == unique: true");
+		});
+	}
+
+	@Test
 	void withoutIdempotencyDuplicatesAreCreditedTwice() {
 		// Proves the demo measures something: the same run with @Idempotent switched off. Both flows
 		// still consume (as plain listeners) and both credit the re-sent orders twice.
@@ -153,6 +189,11 @@ class DemoApplicationIntegrationTests {
 			}
 			assertThat(runner.report()).isNotNull()
 				.satisfies((report) -> assertThat(report.creditedOncePerOrder()).isFalse());
+			// Every payment request reached the provider: the repeats were charged again.
+			DemoPayments payments = runner.paymentRequests();
+			assertThat(context.getBean(PaymentProviderStub.class).totalCharges())
+				.isEqualTo(payments.unique().size() + payments.duplicates().size());
+			assertThat(runner.report().payments().chargedOncePerPayment()).isFalse();
 			assertThat(runner.getExitCode()).isOne();
 		}
 	}
@@ -182,6 +223,15 @@ class DemoApplicationIntegrationTests {
 			.timers()
 			.stream()
 			.mapToLong(Timer::count)
+			.sum();
+	}
+
+	private long reconcilerVerdicts(String verdict) {
+		return (long) this.meters.find(IdempotencyMeters.RECONCILER_VERDICTS)
+			.tag(IdempotencyMeters.VERDICT_TAG, verdict)
+			.counters()
+			.stream()
+			.mapToDouble(Counter::count)
 			.sum();
 	}
 

@@ -4,15 +4,22 @@ import java.time.Clock;
 
 import javax.sql.DataSource;
 
+import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyReconciler;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.ParkedKeys;
 import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyPurger;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.jdbc.JdbcLeasedIdempotencyStore;
 import dev.idempotency.support.IdempotencyPurgeJob;
+import dev.idempotency.support.LeaseReconciliationJob;
+import dev.idempotency.support.ParkedKeysView;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -23,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
@@ -34,13 +42,47 @@ import org.springframework.util.StringUtils;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(StoreTypeCondition.Jdbc.class)
-@EnableConfigurationProperties(IdempotencyJdbcProperties.class)
+@EnableConfigurationProperties({ IdempotencyJdbcProperties.class, IdempotencyReconcilerProperties.class })
 class JdbcStoreConfiguration {
 
+	/**
+	 * The transactional store, with its leased side on the same table. While the application has an
+	 * {@code IdempotencyReconciler}, a delivery never takes over an ended lease: the reconciler
+	 * decides.
+	 */
 	@Bean
-	JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdempotencyJdbcProperties properties) {
-		return new JdbcIdempotencyStore(new JdbcTemplate(dataSource), dialect(dataSource, properties),
-				properties.getTableName(), Clock.systemUTC());
+	JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdempotencyJdbcProperties properties,
+			ObjectProvider<IdempotencyReconciler> reconcilers) {
+		JdbcIdempotencyDialect dialect = dialect(dataSource, properties);
+		boolean reconciled = reconcilers.getIfAvailable() != null;
+		JdbcLeasedIdempotencyStore leased = new JdbcLeasedIdempotencyStore(dataSource, dialect,
+				properties.getTableName(), Clock.systemUTC(), !reconciled);
+		return new JdbcIdempotencyStore(new JdbcTemplate(dataSource), dialect, properties.getTableName(),
+				Clock.systemUTC(), leased);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(ParkedKeys.class)
+	ParkedKeysView idempotencyParkedKeys(JdbcIdempotencyStore store) {
+		return new ParkedKeysView(leasedSide(store));
+	}
+
+	@Bean
+	@ConditionalOnBean(IdempotencyReconciler.class)
+	@ConditionalOnBooleanProperty(name = "idempotency.reconciler.enabled", matchIfMissing = true)
+	LeaseReconciliationJob idempotencyReconciliationJob(JdbcIdempotencyStore store, IdempotencyReconciler reconciler,
+			IdempotencyReconcilerProperties properties, IdempotencyProperties idempotency,
+			ObjectProvider<IdempotencyListener> listeners) {
+		LeaseReconciliationJob.Settings settings = new LeaseReconciliationJob.Settings(properties.getInterval(),
+				properties.getBatchSize(), properties.getHold(), idempotency.getRetention());
+		return new LeaseReconciliationJob(store.name(), leasedSide(store), reconciler, settings,
+				() -> listeners.orderedStream().toList());
+	}
+
+	private static JdbcLeasedIdempotencyStore leasedSide(JdbcIdempotencyStore store) {
+		JdbcLeasedIdempotencyStore leased = store.leased();
+		Assert.state(leased != null, "The JDBC store has no leased side");
+		return leased;
 	}
 
 	@Bean

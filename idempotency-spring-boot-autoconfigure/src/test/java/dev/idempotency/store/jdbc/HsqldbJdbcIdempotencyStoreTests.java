@@ -28,9 +28,12 @@ class HsqldbJdbcIdempotencyStoreTests extends AbstractJdbcIdempotencyStoreContra
 				lease_until TIMESTAMP WITH TIME ZONE,
 				created_at TIMESTAMP WITH TIME ZONE NOT NULL,
 				expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+				owner_token VARCHAR(64),
+				attempts INT DEFAULT 0 NOT NULL,
 				CONSTRAINT idempotency_record_pk PRIMARY KEY (namespace, idempotency_key)
 			)""", """
-			CREATE INDEX idempotency_record_expires_at_idx ON idempotency_record (expires_at)""" };
+			CREATE INDEX idempotency_record_expires_at_idx ON idempotency_record (expires_at)""", """
+			CREATE INDEX idempotency_record_unfinished_idx ON idempotency_record (status, lease_until)""" };
 
 	@Override
 	protected HikariDataSource createDataSource() {
