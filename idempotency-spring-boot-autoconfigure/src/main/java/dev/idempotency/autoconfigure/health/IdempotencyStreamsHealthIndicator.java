@@ -1,0 +1,105 @@
+package dev.idempotency.autoconfigure.health;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.redis.stream.RedisStreamListenerContainer;
+import dev.idempotency.redis.stream.RedisStreamListenerEndpoint;
+import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * Health of the Redis Stream listeners' subscriptions. A running listener container whose reading
+ * subscriptions ({@link RedisStreamListenerContainer#getActiveSubscriptions()}: subscribed, and no
+ * read error since the last quiet period) are fewer than its consumers has been inactive since the
+ * first time that was seen; once that lasts longer than the threshold, the indicator is DOWN. A
+ * container that was stopped on purpose is reported, not held against the health.
+ * <p>
+ * The moment a subscription turns inactive is learnt from the containers' own reports
+ * ({@link DeliveryListener#onStreamSubscriptions}, sent whenever the number of reading subscriptions
+ * changes), so the threshold counts from the failure, not from the first health request after it;
+ * each health request also looks at the containers itself.
+ * <p>
+ * Details, per listener id under {@code listeners}: {@code stream}, {@code group}, {@code consumers},
+ * {@code active}, {@code running} and, while some are inactive, {@code inactiveFor} (milliseconds).
+ *
+ * @since 0.2.0
+ */
+public class IdempotencyStreamsHealthIndicator implements HealthIndicator, DeliveryListener {
+
+	private final RedisStreamListenerRegistry registry;
+
+	private final Duration inactiveThreshold;
+
+	/** When each container was first seen with fewer reading subscriptions than consumers (nanoTime). */
+	private final Map<String, Long> inactiveSince = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the indicator.
+	 * @param registry the Redis Stream listener containers
+	 * @param inactiveThreshold how long subscriptions may be inactive and the indicator still UP
+	 */
+	public IdempotencyStreamsHealthIndicator(RedisStreamListenerRegistry registry, Duration inactiveThreshold) {
+		this.registry = registry;
+		this.inactiveThreshold = inactiveThreshold;
+	}
+
+	@Override
+	public void onStreamSubscriptions(String stream, String group, int active) {
+		for (RedisStreamListenerContainer container : this.registry.getListenerContainers()) {
+			RedisStreamListenerEndpoint endpoint = container.getEndpoint();
+			if (endpoint.stream().equals(stream) && endpoint.group().equals(group)) {
+				sample(container);
+			}
+		}
+	}
+
+	@Override
+	public Health health() {
+		long now = System.nanoTime();
+		boolean down = false;
+		Map<String, Object> listeners = new LinkedHashMap<>();
+		for (RedisStreamListenerContainer container : this.registry.getListenerContainers()) {
+			RedisStreamListenerEndpoint endpoint = container.getEndpoint();
+			int active = sample(container);
+			Map<String, Object> details = new LinkedHashMap<>();
+			details.put("stream", endpoint.stream());
+			details.put("group", endpoint.group());
+			details.put("consumers", container.getConsumerNames().size());
+			details.put("active", active);
+			details.put("running", container.isRunning());
+			Long since = this.inactiveSince.get(endpoint.id());
+			if (since != null) {
+				Duration inactiveFor = Duration.ofNanos(now - since);
+				details.put("inactiveFor", inactiveFor.toMillis());
+				down |= inactiveFor.compareTo(this.inactiveThreshold) > 0;
+			}
+			listeners.put(endpoint.id(), details);
+		}
+		return (down ? Health.down() : Health.up()).withDetail("listeners", listeners)
+			.withDetail("inactiveThreshold", this.inactiveThreshold.toMillis())
+			.build();
+	}
+
+	/**
+	 * Records whether a container reads with all its consumers.
+	 * @return its reading subscriptions
+	 */
+	private int sample(RedisStreamListenerContainer container) {
+		String id = container.getEndpoint().id();
+		int active = container.getActiveSubscriptions();
+		if (container.isRunning() && active < container.getConsumerNames().size()) {
+			this.inactiveSince.putIfAbsent(id, System.nanoTime());
+		}
+		else {
+			this.inactiveSince.remove(id);
+		}
+		return active;
+	}
+
+}
