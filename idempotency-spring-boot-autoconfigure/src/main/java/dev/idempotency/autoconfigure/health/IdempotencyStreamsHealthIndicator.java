@@ -12,6 +12,8 @@ import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
  * Health of the Redis Stream listeners' subscriptions. A running listener container whose reading
@@ -22,15 +24,17 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * <p>
  * The moment a subscription turns inactive is learnt from the containers' own reports
  * ({@link DeliveryListener#onStreamSubscriptions}, sent whenever the number of reading subscriptions
- * changes), so the threshold counts from the failure, not from the first health request after it;
- * each health request also looks at the containers itself.
+ * changes) and, for containers that never got to read, from the context's refresh (when they have
+ * just been started), so the threshold counts from the failure or the start, not from the first
+ * health request after it; each health request also looks at the containers itself.
  * <p>
  * Details, per listener id under {@code listeners}: {@code stream}, {@code group}, {@code consumers},
  * {@code active}, {@code running} and, while some are inactive, {@code inactiveFor} (milliseconds).
  *
  * @since 0.2.0
  */
-public class IdempotencyStreamsHealthIndicator implements HealthIndicator, DeliveryListener {
+public class IdempotencyStreamsHealthIndicator
+		implements HealthIndicator, DeliveryListener, ApplicationListener<ContextRefreshedEvent> {
 
 	private final RedisStreamListenerRegistry registry;
 
@@ -47,6 +51,14 @@ public class IdempotencyStreamsHealthIndicator implements HealthIndicator, Deliv
 	public IdempotencyStreamsHealthIndicator(RedisStreamListenerRegistry registry, Duration inactiveThreshold) {
 		this.registry = registry;
 		this.inactiveThreshold = inactiveThreshold;
+	}
+
+	/**
+	 * Starts the clock of the containers the refresh just started and that do not read yet.
+	 */
+	@Override
+	public void onApplicationEvent(ContextRefreshedEvent event) {
+		this.registry.getListenerContainers().forEach(this::sample);
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.redis.stream.RedisStreamListener;
+import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestRedisConnections;
 import org.junit.jupiter.api.AfterAll;
@@ -165,14 +166,24 @@ class IdempotencyHealthIntegrationTests {
 					"idempotency.store.type=redis")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
+				// The container reported its inactive subscription when it started: the first health
+				// request after the threshold is already DOWN, without an earlier request to start the clock.
+				Thread.sleep(1500);
+				Health streams = health(context, "idempotencyStreams");
+				assertThat(streams.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(listenerDetails(streams)).containsEntry("active", 0).containsEntry("running", true);
+				assertThat((Long) listenerDetails(streams).get("inactiveFor")).isGreaterThan(1000L);
 				Health store = health(context, "idempotencyStore");
 				assertThat(store.getStatus()).isEqualTo(Status.DOWN);
 				assertThat(store.getDetails()).containsEntry("store", "redis");
 				assertThat(store.getDetails().get("error")).asString()
 					.startsWith(IdempotencyStoreException.class.getName());
-				awaitStatus(context, "idempotencyStreams", Status.DOWN);
-				Map<String, Object> stream = listenerDetails(health(context, "idempotencyStreams"));
-				assertThat(stream).containsEntry("active", 0).containsKey("inactiveFor");
+				assertThat(store.getDetails().get("cause")).asString().contains("Connection refused");
+				// A container stopped on purpose does not count against the health.
+				context.getBean(RedisStreamListenerRegistry.class).getListenerContainer("health-it").stop();
+				Health stopped = health(context, "idempotencyStreams");
+				assertThat(stopped.getStatus()).isEqualTo(Status.UP);
+				assertThat(listenerDetails(stopped)).containsEntry("running", false).doesNotContainKey("inactiveFor");
 			});
 	}
 
