@@ -87,7 +87,8 @@ public class IdempotencyHealthProperties {
 
 		/**
 		 * How long a running stream listener may have fewer reading subscriptions than consumers
-		 * before it is reported DOWN.
+		 * before it is reported DOWN. Also how long all its subscriptions must read again before the
+		 * outage counts as over.
 		 */
 		private Duration inactiveThreshold = Duration.ofSeconds(30);
 

@@ -18,9 +18,9 @@ import org.springframework.context.event.ContextRefreshedEvent;
 /**
  * Health of the Redis Stream listeners' subscriptions. A running listener container whose reading
  * subscriptions ({@link RedisStreamListenerContainer#getActiveSubscriptions()}: subscribed, and no
- * read error since the last quiet period) are fewer than its consumers has been inactive since the
- * first time that was seen; once that lasts longer than the threshold, the indicator is DOWN. A
- * container that was stopped on purpose is reported, not held against the health.
+ * read error since the last quiet period) are fewer than its consumers is inactive from the first
+ * time that is seen; once it has been inactive for longer than the threshold, the indicator is DOWN.
+ * A container that was stopped on purpose is reported, not held against the health.
  * <p>
  * The moment a subscription turns inactive is learnt from the containers' own reports
  * ({@link DeliveryListener#onStreamSubscriptions}, sent whenever the number of reading subscriptions
@@ -28,8 +28,15 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * just been started), so the threshold counts from the failure or the start, not from the first
  * health request after it; each health request also looks at the containers itself.
  * <p>
+ * A container counts as reading again only once all its subscriptions have read for the threshold
+ * without turning inactive in between; until then its inactive time stands still, and a relapse goes
+ * on counting from the first failure. Against a Redis that does not answer, a consumer whose reads
+ * block longer than the container's quiet period looks healthy between two errors: without this,
+ * such an outage would restart the clock on every error and never be reported.
+ * <p>
  * Details, per listener id under {@code listeners}: {@code stream}, {@code group}, {@code consumers},
- * {@code active}, {@code running} and, while some are inactive, {@code inactiveFor} (milliseconds).
+ * {@code active}, {@code running} and, until the container counts as reading again,
+ * {@code inactiveFor} (milliseconds).
  *
  * @since 0.2.0
  */
@@ -40,8 +47,8 @@ public class IdempotencyStreamsHealthIndicator
 
 	private final Duration inactiveThreshold;
 
-	/** When each container was first seen with fewer reading subscriptions than consumers (nanoTime). */
-	private final Map<String, Long> inactiveSince = new ConcurrentHashMap<>();
+	/** Containers seen inactive and not yet reading again for the threshold, by listener id. */
+	private final Map<String, Outage> outages = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the indicator.
@@ -73,7 +80,6 @@ public class IdempotencyStreamsHealthIndicator
 
 	@Override
 	public Health health() {
-		long now = System.nanoTime();
 		boolean down = false;
 		Map<String, Object> listeners = new LinkedHashMap<>();
 		for (RedisStreamListenerContainer container : this.registry.getListenerContainers()) {
@@ -85,9 +91,9 @@ public class IdempotencyStreamsHealthIndicator
 			details.put("consumers", container.getConsumerNames().size());
 			details.put("active", active);
 			details.put("running", container.isRunning());
-			Long since = this.inactiveSince.get(endpoint.id());
-			if (since != null) {
-				Duration inactiveFor = Duration.ofNanos(now - since);
+			Outage outage = this.outages.get(endpoint.id());
+			if (outage != null) {
+				Duration inactiveFor = outage.inactiveFor(System.nanoTime());
 				details.put("inactiveFor", inactiveFor.toMillis());
 				down |= inactiveFor.compareTo(this.inactiveThreshold) > 0;
 			}
@@ -105,13 +111,53 @@ public class IdempotencyStreamsHealthIndicator
 	private int sample(RedisStreamListenerContainer container) {
 		String id = container.getEndpoint().id();
 		int active = container.getActiveSubscriptions();
-		if (container.isRunning() && active < container.getConsumerNames().size()) {
-			this.inactiveSince.putIfAbsent(id, System.nanoTime());
+		long now = System.nanoTime();
+		if (!container.isRunning()) {
+			this.outages.remove(id);
+		}
+		else if (active < container.getConsumerNames().size()) {
+			this.outages.computeIfAbsent(id, (key) -> new Outage(now)).inactive();
 		}
 		else {
-			this.inactiveSince.remove(id);
+			this.outages.computeIfPresent(id,
+					(key, outage) -> outage.reading(now, this.inactiveThreshold.toNanos()) ? null : outage);
 		}
 		return active;
+	}
+
+	/** One container's inactive time, in {@code System.nanoTime()} units. */
+	private static final class Outage {
+
+		private final long inactiveSince;
+
+		/** When all subscriptions were last seen reading after being inactive; 0 while inactive. */
+		private volatile long readingSince;
+
+		Outage(long inactiveSince) {
+			this.inactiveSince = inactiveSince;
+		}
+
+		void inactive() {
+			this.readingSince = 0;
+		}
+
+		/**
+		 * Records that all subscriptions read.
+		 * @return whether they have read for long enough to end the outage
+		 */
+		boolean reading(long now, long recovery) {
+			if (this.readingSince == 0) {
+				this.readingSince = now;
+				return false;
+			}
+			return now - this.readingSince >= recovery;
+		}
+
+		Duration inactiveFor(long now) {
+			long readingSince = this.readingSince;
+			return Duration.ofNanos(((readingSince != 0) ? readingSince : now) - this.inactiveSince);
+		}
+
 	}
 
 }
