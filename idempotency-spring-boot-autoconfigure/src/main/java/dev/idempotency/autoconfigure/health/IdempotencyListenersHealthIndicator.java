@@ -61,10 +61,10 @@ public class IdempotencyListenersHealthIndicator implements HealthIndicator {
 		boolean tooLong = false;
 		for (Map.Entry<String, FailClosedCircuit> entry : new TreeMap<>(this.circuits.circuits()).entrySet()) {
 			FailClosedCircuit circuit = entry.getValue();
-			Duration pausedFor = circuit.pausedFor();
 			if (!circuit.isOpen()) {
 				continue;
 			}
+			Duration pausedFor = circuit.pausedFor();
 			paused.add(entry.getKey());
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("since", now.minus(pausedFor).toString());
