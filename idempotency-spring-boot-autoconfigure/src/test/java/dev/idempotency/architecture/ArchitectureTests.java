@@ -68,7 +68,7 @@ class ArchitectureTests {
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
 				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure",
 				"autoconfigure.store", "autoconfigure.kafka", "autoconfigure.redis", "autoconfigure.outbox",
-				"autoconfigure.metrics", "guard")) {
+				"autoconfigure.metrics", "autoconfigure.health", "guard")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}

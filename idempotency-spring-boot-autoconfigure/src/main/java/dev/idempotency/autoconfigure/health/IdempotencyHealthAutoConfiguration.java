@@ -1,0 +1,124 @@
+package dev.idempotency.autoconfigure.health;
+
+import java.util.Map;
+
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.OutboxBacklog;
+import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.support.FailClosedCircuits;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Actuator health indicators of the starter, when Spring Boot's health module is on the class path.
+ * Each is switched off with {@code management.health.<name>.enabled=false} and replaced by a bean
+ * of the application's own with the same name:
+ * <ul>
+ * <li>{@code idempotencyStore} ({@code management.health.idempotencystore.enabled}): every
+ * {@link IdempotencyStore} bean, probed within a timeout; a composite by bean name when there are
+ * several;</li>
+ * <li>{@code idempotencyListeners} ({@code management.health.idempotencylisteners.enabled}): the
+ * listeners paused by fail-closed, when fail-closed is on;</li>
+ * <li>{@code idempotencyStreams} ({@code management.health.idempotencystreams.enabled}): the Redis
+ * Stream subscriptions, when the Redis Stream adapter runs;</li>
+ * <li>{@code idempotencyOutbox} ({@code management.health.idempotencyoutbox.enabled}): the outbox's
+ * backlog, dead rows and oldest unsent row, when the outbox is enabled.</li>
+ * </ul>
+ *
+ * @since 0.2.0
+ */
+@AutoConfiguration(after = { IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+		IdempotencyRedisStreamAutoConfiguration.class, IdempotencyOutboxAutoConfiguration.class },
+		afterName = "dev.idempotency.autoconfigure.redisson.IdempotencyRedissonAutoConfiguration")
+@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
+@EnableConfigurationProperties(IdempotencyHealthProperties.class)
+public final class IdempotencyHealthAutoConfiguration {
+
+	/** The dedup stores: one indicator per {@link IdempotencyStore} bean. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(IdempotencyStore.class)
+	static class StoreHealthConfiguration {
+
+		@Bean
+		@ConditionalOnEnabledHealthIndicator("idempotencystore")
+		@ConditionalOnMissingBean(name = "idempotencyStoreHealthContributor")
+		HealthContributor idempotencyStoreHealthContributor(Map<String, IdempotencyStore> stores,
+				IdempotencyHealthProperties properties) {
+			if (stores.size() == 1) {
+				return indicator(stores.values().iterator().next(), properties);
+			}
+			return CompositeHealthContributor.fromMap(stores, (store) -> indicator(store, properties));
+		}
+
+		private static IdempotencyStoreHealthIndicator indicator(IdempotencyStore store,
+				IdempotencyHealthProperties properties) {
+			return new IdempotencyStoreHealthIndicator(store, properties.getStore().getTimeout());
+		}
+
+	}
+
+	/** The listeners paused by fail-closed. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(FailClosedCircuits.class)
+	static class ListenersHealthConfiguration {
+
+		@Bean
+		@ConditionalOnEnabledHealthIndicator("idempotencylisteners")
+		@ConditionalOnMissingBean(name = "idempotencyListenersHealthIndicator")
+		IdempotencyListenersHealthIndicator idempotencyListenersHealthIndicator(FailClosedCircuits circuits,
+				IdempotencyHealthProperties properties) {
+			return new IdempotencyListenersHealthIndicator(circuits, properties.getListeners().getPausedThreshold());
+		}
+
+	}
+
+	/** The Redis Stream subscriptions. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.data.redis.stream.StreamMessageListenerContainer")
+	@ConditionalOnBean(RedisStreamListenerRegistry.class)
+	static class StreamsHealthConfiguration {
+
+		@Bean
+		@ConditionalOnEnabledHealthIndicator("idempotencystreams")
+		@ConditionalOnMissingBean(name = "idempotencyStreamsHealthIndicator")
+		IdempotencyStreamsHealthIndicator idempotencyStreamsHealthIndicator(RedisStreamListenerRegistry registry,
+				IdempotencyHealthProperties properties) {
+			return new IdempotencyStreamsHealthIndicator(registry, properties.getStreams().getInactiveThreshold());
+		}
+
+	}
+
+	/** The transactional outbox. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty("idempotency.outbox.enabled")
+	@ConditionalOnSingleCandidate(OutboxBacklog.class)
+	static class OutboxHealthConfiguration {
+
+		@Bean
+		@ConditionalOnEnabledHealthIndicator("idempotencyoutbox")
+		@ConditionalOnMissingBean(name = "idempotencyOutboxHealthIndicator")
+		IdempotencyOutboxHealthIndicator idempotencyOutboxHealthIndicator(OutboxBacklog backlog,
+				IdempotencyHealthProperties properties) {
+			IdempotencyHealthProperties.Outbox outbox = properties.getOutbox();
+			return new IdempotencyOutboxHealthIndicator(backlog, outbox.getMaxOldestAge(), outbox.getMaxBacklog(),
+					outbox.isDeadRowsDown(), outbox.getTimeout());
+		}
+
+	}
+
+}
