@@ -30,6 +30,8 @@ class HsqldbJdbcIdempotencyStoreTests extends AbstractJdbcIdempotencyStoreContra
 				expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
 				owner_token VARCHAR(64),
 				attempts INT DEFAULT 0 NOT NULL,
+				fingerprint VARCHAR(64),
+				result_body CLOB,
 				CONSTRAINT idempotency_record_pk PRIMARY KEY (namespace, idempotency_key)
 			)""", """
 			CREATE INDEX idempotency_record_expires_at_idx ON idempotency_record (expires_at)""", """
