@@ -32,6 +32,22 @@ public class OutboxAdmin {
 	}
 
 	/**
+	 * One page of dead messages, oldest first. Reads the pages before it too: dead messages are
+	 * expected to be few, and a page deep into a large set costs a scan of the pages before it.
+	 * @param page the page, from 0
+	 * @param size the page's size, at least 1
+	 * @return the page's messages, empty past the last page
+	 * @since 0.2.0
+	 */
+	public List<OutboxMessage> findDead(int page, int size) {
+		if (page < 0 || size < 1) {
+			throw new IllegalArgumentException("page must be at least 0 and size at least 1");
+		}
+		List<OutboxMessage> upTo = this.repository.findDead(Math.multiplyExact(page + 1, size));
+		return upTo.subList(Math.min(upTo.size(), page * size), upTo.size());
+	}
+
+	/**
 	 * Sets every dead message back to pending, due now, with a fresh set of attempts.
 	 * @return how many messages were re-driven
 	 */

@@ -30,7 +30,10 @@ class ConfigurationReferenceTests {
 
 	private static final Path REFERENCE = Path.of("../docs/configuration.md");
 
-	private static final Pattern PROPERTY_NAME = Pattern.compile("`(idempotency\\.[a-z0-9.-]*[a-z0-9])`");
+	// The starter's properties, and Actuator's of the idempotency endpoint (Boot's configuration
+	// processor writes those into the same metadata).
+	private static final Pattern PROPERTY_NAME = Pattern
+		.compile("`((?:idempotency|management\\.endpoint\\.idempotency)\\.[a-z0-9.-]*[a-z0-9])`");
 
 	/** Property name to default value as written in the metadata ({@code null} when it has none). */
 	private final Map<String, Object> metadata = new LinkedHashMap<>();

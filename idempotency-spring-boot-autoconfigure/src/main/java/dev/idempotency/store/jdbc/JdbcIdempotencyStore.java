@@ -21,12 +21,17 @@ import javax.sql.DataSource;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyKeyInspector;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.KeyRecord;
+import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.core.StoreNotInTransactionException;
 import dev.idempotency.support.jdbc.DatabasePlatform;
 import dev.idempotency.support.jdbc.SqlIdentifier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -55,10 +60,18 @@ import org.springframework.util.Assert;
  * a fingerprint clears any result a taken-over expired record still held. Only methods that ask
  * for them touch these columns: a table created before 0.2.0 without them keeps working for the
  * others.
+ * <p>
+ * As an {@link IdempotencyKeyInspector} it reads and releases any record of the table, the leased
+ * side's included (it needs the 0.2 columns). A release is one conditional {@code DELETE}: a
+ * {@code PROCESSING} record under a lease that has not ended is not deleted unless forced. A
+ * transactional claim whose transaction has not committed is invisible to it (PostgreSQL, H2), or
+ * makes it wait for that transaction (MySQL, MariaDB lock the row).
  *
  * @since 0.1.0
  */
-public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySource {
+public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySource, IdempotencyKeyInspector {
+
+	private static final Log logger = LogFactory.getLog(JdbcIdempotencyStore.class);
 
 	/** Width of the namespace and key columns in the shipped schemas. */
 	public static final int MAX_KEY_LENGTH = 200;
@@ -100,6 +113,12 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	private final String recordResultSql;
 
 	private final String recordedSql;
+
+	private final String inspectSql;
+
+	private final String releaseSql;
+
+	private final String forceReleaseSql;
 
 	private final JdbcCompletedKeys completedKeys;
 
@@ -146,6 +165,14 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 		this.recordFingerprintSql = "UPDATE " + this.tableName + " SET fingerprint = ?, result_body = NULL" + record;
 		this.recordResultSql = "UPDATE " + this.tableName + " SET result_body = ?" + record;
 		this.recordedSql = "SELECT fingerprint, result_body FROM " + this.tableName + record;
+		// Presence only: a stored result can be large, and the owner token is a credential of the claim.
+		this.inspectSql = "SELECT status, created_at, expires_at, lease_until, attempts,"
+				+ " CASE WHEN owner_token IS NULL THEN 0 ELSE 1 END AS has_owner,"
+				+ " CASE WHEN fingerprint IS NULL THEN 0 ELSE 1 END AS has_fingerprint,"
+				+ " CASE WHEN result_body IS NULL THEN 0 ELSE 1 END AS has_result FROM " + this.tableName + record;
+		this.forceReleaseSql = "DELETE FROM " + this.tableName + record;
+		this.releaseSql = this.forceReleaseSql + " AND (status <> 'PROCESSING' OR lease_until IS NULL"
+				+ " OR lease_until <= ?)";
 		this.completedKeys = new JdbcCompletedKeys(jdbc, this.platform, this.tableName);
 		Assert.isTrue(leased == null || this.tableName.equals(leased.getTableName()),
 				() -> "The leased store must claim keys in the same table, " + this.tableName);
@@ -337,6 +364,52 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in table "
 					+ this.tableName + " (does it have the fingerprint and result_body columns of 0.2.0?)", ex);
 		}
+	}
+
+	/**
+	 * Reads the key's record, in the current transaction if there is one.
+	 */
+	@Override
+	public @Nullable KeyRecord inspect(IdempotencyKey key) {
+		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
+		try {
+			List<KeyRecord> records = this.jdbc.query(this.inspectSql, (rs, row) -> new KeyRecord(stored,
+					KeyRecord.Status.valueOf(rs.getString("status")), this.platform.instant(rs, "created_at"),
+					this.platform.instant(rs, "expires_at"), rs.getInt("has_owner") == 1,
+					this.platform.instant(rs, "lease_until"), rs.getInt("attempts"),
+					rs.getInt("has_fingerprint") == 1, rs.getInt("has_result") == 1), stored.namespace(),
+					stored.value());
+			return records.isEmpty() ? null : records.get(0);
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not read '" + key + "' in table " + this.tableName
+					+ " (does it have the columns of 0.2.0?)", ex);
+		}
+	}
+
+	/**
+	 * Deletes the key's record unless it is {@code PROCESSING} under a lease that has not ended (or
+	 * {@code force} is set), in the current transaction if there is one, else on its own.
+	 */
+	@Override
+	public KeyRelease release(IdempotencyKey key, boolean force) {
+		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
+		KeyRelease outcome;
+		try {
+			int deleted = force ? this.jdbc.update(this.forceReleaseSql, stored.namespace(), stored.value())
+					: this.jdbc.update(this.releaseSql, stored.namespace(), stored.value(),
+							this.platform.timestamp(this.clock.instant()));
+			// Zero rows: the record is absent or a running claim; a read tells which (a claim that
+			// finished meanwhile is reported refused: release again).
+			outcome = (deleted > 0) ? KeyRelease.RELEASED
+					: (inspect(key) != null) ? KeyRelease.REFUSED_IN_PROGRESS : KeyRelease.NOT_FOUND;
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not release '" + key + "' in table " + this.tableName, ex);
+		}
+		logger.warn("Release of idempotency key '" + key.value() + "' in namespace '" + key.namespace()
+				+ "' (table " + this.tableName + (force ? ", forced" : "") + "): " + outcome);
+		return outcome;
 	}
 
 	/**

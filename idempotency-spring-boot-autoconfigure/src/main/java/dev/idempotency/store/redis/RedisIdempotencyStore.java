@@ -3,14 +3,19 @@ package dev.idempotency.store.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyKeyInspector;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.KeyRecord;
+import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.KeyValueIdempotencyStore;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.support.ClaimTokens;
@@ -61,13 +66,19 @@ import org.springframework.util.Assert;
  * Stream adapter's own script would leave the hash at its lease, so the interceptor does not offer
  * those claims to it.
  * <p>
+ * As an {@link IdempotencyKeyInspector} it reads an entry, its remaining time ({@code PTTL}, turned
+ * into an instant by the application's clock) and its details' presence in one script, and releases
+ * a key by deleting the entry and its details in one script that refuses a claim in progress unless
+ * forced ({@code inspect.lua}, {@code release-key.lua}). Redis keeps no creation time nor attempt
+ * count.
+ * <p>
  * Redis replicates asynchronously: a failover can lose a claim or a completion that the primary
  * acknowledged, and a redelivery then runs the work again. Business data that lives in a database
  * belongs with the JDBC store.
  *
  * @since 0.1.0
  */
-public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
+public class RedisIdempotencyStore implements KeyValueIdempotencyStore, IdempotencyKeyInspector {
 
 	/** Longest namespace or key kept verbatim, as in the JDBC store. */
 	public static final int MAX_KEY_LENGTH = 200;
@@ -95,6 +106,10 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	private static final Script RENEW_WITH_DETAILS = Script.ofSource(KeyDetailsScripts.RENEW);
 
 	private static final Script RECORDED = Script.ofSource(KeyDetailsScripts.RECORDED);
+
+	private static final Script INSPECT = Script.of("inspect.lua");
+
+	private static final Script RELEASE_KEY = Script.of("release-key.lua");
 
 	private final StringRedisTemplate redis;
 
@@ -266,6 +281,53 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore {
 	private static @Nullable String text(List<?> fields, int index) {
 		Object field = (index < fields.size()) ? fields.get(index) : null;
 		return (field instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : null;
+	}
+
+	/**
+	 * Reads the entry, its remaining time and its details' presence in one script.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public @Nullable KeyRecord inspect(IdempotencyKey key) {
+		String entry = storageKey(key);
+		byte[][] keysAndArgs = { bytes(entry), bytes(KeyDetailsScripts.detailsKey(entry)),
+				bytes(KeyDetailsScripts.FINGERPRINT), bytes(KeyDetailsScripts.RESULT) };
+		List<?> fields;
+		try {
+			fields = this.redis.execute((RedisCallback<List<?>>) (connection) -> INSPECT.run(connection,
+					ReturnType.MULTI, 2, keysAndArgs), true);
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not read '" + key + "' in Redis", ex);
+		}
+		if (fields == null || fields.size() < 4) {
+			return null;
+		}
+		String value = text(fields, 0);
+		long pttl = (fields.get(1) instanceof Long millis) ? millis : -1;
+		Instant expiresAt = (pttl >= 0) ? Clock.systemUTC().instant().plusMillis(pttl) : null;
+		boolean processing = value != null && value.startsWith(PROCESSING);
+		return new KeyRecord(key.digestedBeyond(MAX_KEY_LENGTH),
+				processing ? KeyRecord.Status.PROCESSING : KeyRecord.Status.COMPLETED, null, expiresAt, processing,
+				processing ? expiresAt : null, null, Long.valueOf(1).equals(fields.get(2)),
+				Long.valueOf(1).equals(fields.get(3)));
+	}
+
+	/**
+	 * Deletes the entry and its details unless the entry is a claim in progress (an ended lease has
+	 * vanished with its {@code PX}) and {@code force} is not set, in one script.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public KeyRelease release(IdempotencyKey key, boolean force) {
+		String entry = storageKey(key);
+		long released = run(RELEASE_KEY, 2, "release", key, new byte[][] { bytes(entry),
+				bytes(KeyDetailsScripts.detailsKey(entry)), bytes(force ? "1" : "0") });
+		KeyRelease outcome = (released == 1) ? KeyRelease.RELEASED
+				: (released == 0) ? KeyRelease.NOT_FOUND : KeyRelease.REFUSED_IN_PROGRESS;
+		logger.warn("Release of idempotency key '" + key.value() + "' in namespace '" + key.namespace()
+				+ "' (Redis" + (force ? ", forced" : "") + "): " + outcome);
+		return outcome;
 	}
 
 	@Override

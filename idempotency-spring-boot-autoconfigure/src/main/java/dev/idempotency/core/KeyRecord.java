@@ -1,0 +1,54 @@
+package dev.idempotency.core;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a store holds for one key, as {@link IdempotencyKeyInspector#inspect} reads it for people and
+ * management endpoints. Only presence is reported of the fingerprint and the stored result, never
+ * their content.
+ *
+ * @param key the key as stored (a part longer than the store keeps verbatim is its SHA-256 digest)
+ * @param status the key's state
+ * @param createdAt when the key was claimed, or {@code null} if the store does not keep it (Redis)
+ * @param expiresAt when the store forgets the key: the end of the retention of a completed key, the
+ * end of the entry's lease on a key-value store; {@code null} if it never expires on its own
+ * @param ownerTokenPresent whether a claim's owner token is held (a {@code PROCESSING} key)
+ * @param leaseUntil the end of an in-progress claim's lease, or {@code null}
+ * @param attempts how many runs claimed the key, or {@code null} if the store does not count them
+ * @param fingerprintPresent whether a payload fingerprint is recorded with the key
+ * @param resultPresent whether a serialized result is recorded with the key
+ * @since 0.2.0
+ */
+public record KeyRecord(IdempotencyKey key, Status status, @Nullable Instant createdAt, @Nullable Instant expiresAt,
+		boolean ownerTokenPresent, @Nullable Instant leaseUntil, @Nullable Integer attempts,
+		boolean fingerprintPresent, boolean resultPresent) {
+
+	/**
+	 * Whether a run may still be working on the key: it is {@code PROCESSING} under a lease that has
+	 * not ended at {@code now}.
+	 * @param now the current time
+	 * @return {@code true} if releasing the key could let a second run start beside the first
+	 */
+	public boolean mayStillRun(Instant now) {
+		return this.status == Status.PROCESSING && (this.leaseUntil == null || this.leaseUntil.isAfter(now));
+	}
+
+	/**
+	 * The state of a key in a store.
+	 */
+	public enum Status {
+
+		/** Processed: deliveries of the key are skipped until it expires. */
+		COMPLETED,
+
+		/** Claimed by a run under a lease (leased mode), not finished. */
+		PROCESSING,
+
+		/** Left for a person by a reconciler ({@link ParkedKeys}). */
+		PARKED
+
+	}
+
+}

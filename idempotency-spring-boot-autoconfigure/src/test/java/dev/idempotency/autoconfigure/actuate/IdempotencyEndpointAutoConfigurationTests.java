@@ -1,0 +1,163 @@
+package dev.idempotency.autoconfigure.actuate;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.support.InMemoryIdempotencyStore;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.AnnotationUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Conditions of {@link IdempotencyEndpointAutoConfiguration}: the endpoint with Actuator, a store
+ * and exposure; none without any of them or with its access {@code none}; a bean of the
+ * application's own wins; reads by default, writes only when its access is raised.
+ */
+class IdempotencyEndpointAutoConfigurationTests {
+
+	// Access values in upper case: a context runner's environment has no lenient enum conversion
+	// (a SpringApplication's does, so applications write unrestricted, read-only, none).
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
+				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyEndpointAutoConfiguration.class))
+		.withPropertyValues("idempotency.store.type=in-memory", "management.endpoints.web.exposure.include=idempotency");
+
+	private final ApplicationContextRunner withJdbcAndOutbox = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
+				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.enabled=true",
+				"idempotency.outbox.purge.interval=1h", "idempotency.outbox.relay.enabled=false",
+				"idempotency.jdbc.purge.enabled=false", "management.endpoints.web.exposure.include=idempotency");
+
+	@Test
+	void endpointIsProvidedWhenExposed() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(IdempotencyEndpoint.class);
+			IdempotencyEndpoint.Overview overview = context.getBean(IdempotencyEndpoint.class).overview();
+			assertThat(overview.stores()).containsOnlyKeys("idempotencyStore");
+			// The in-memory store cannot look keys up.
+			assertThat(overview.stores().get("idempotencyStore").inspectable()).isFalse();
+			assertThat(overview.outbox()).isNull();
+			assertThat(overview.parkedKeys()).isFalse();
+		});
+	}
+
+	@Test
+	void endpointIsProvidedWhenExposedOverJmx() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
+					IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+					IdempotencyEndpointAutoConfiguration.class))
+			.withPropertyValues("idempotency.store.type=in-memory", "spring.jmx.enabled=true",
+					"management.endpoints.jmx.exposure.include=idempotency")
+			.run((context) -> assertThat(context).hasSingleBean(IdempotencyEndpoint.class));
+	}
+
+	@Test
+	void noEndpointWhenNotExposed() {
+		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=health")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyEndpoint.class));
+	}
+
+	@Test
+	void noEndpointWhenItsAccessIsNone() {
+		this.contextRunner.withPropertyValues("management.endpoint.idempotency.access=NONE")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyEndpoint.class));
+	}
+
+	@Test
+	void noEndpointWithoutActuator() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(IdempotencyStore.class)
+				.doesNotHaveBean(IdempotencyEndpoint.class));
+	}
+
+	@Test
+	void noEndpointWithoutAStore() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
+					IdempotencyEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=idempotency")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyEndpoint.class));
+	}
+
+	@Test
+	void anEndpointOfTheApplicationsOwnWins() {
+		this.contextRunner.withUserConfiguration(OwnEndpoint.class).run((context) -> {
+			assertThat(context).hasSingleBean(IdempotencyEndpoint.class);
+			assertThat(context.getBean(IdempotencyEndpoint.class)).isSameAs(context.getBean("ownEndpoint"));
+		});
+	}
+
+	@Test
+	void readsAreAllowedByDefaultAndWritesOnlyWhenTheAccessIsRaised() {
+		Endpoint endpoint = AnnotationUtils.findAnnotation(IdempotencyEndpoint.class, Endpoint.class);
+		assertThat(endpoint).isNotNull();
+		assertThat(endpoint.id()).isEqualTo("idempotency");
+		assertThat(endpoint.defaultAccess()).isEqualTo(Access.READ_ONLY);
+		EndpointId id = EndpointId.of("idempotency");
+		this.contextRunner.run((context) -> assertThat(
+				context.getBean(EndpointAccessResolver.class).accessFor(id, endpoint.defaultAccess()))
+			.isEqualTo(Access.READ_ONLY));
+		this.contextRunner.withPropertyValues("management.endpoint.idempotency.access=UNRESTRICTED")
+			.run((context) -> assertThat(
+					context.getBean(EndpointAccessResolver.class).accessFor(id, endpoint.defaultAccess()))
+				.isEqualTo(Access.UNRESTRICTED));
+		// Capped by the application-wide maximum.
+		this.contextRunner
+			.withPropertyValues("management.endpoint.idempotency.access=UNRESTRICTED",
+					"management.endpoints.access.max-permitted=READ_ONLY")
+			.run((context) -> assertThat(
+					context.getBean(EndpointAccessResolver.class).accessFor(id, endpoint.defaultAccess()))
+				.isEqualTo(Access.READ_ONLY));
+	}
+
+	@Test
+	void withTheJdbcStoreAndTheOutboxEveryOperationHasItsBackend() {
+		this.withJdbcAndOutbox.run((context) -> {
+			assertThat(context).hasSingleBean(IdempotencyEndpoint.class);
+			IdempotencyEndpoint.Overview overview = context.getBean(IdempotencyEndpoint.class).overview();
+			assertThat(overview.stores()).containsOnlyKeys("idempotencyStore");
+			assertThat(overview.stores().get("idempotencyStore"))
+				.isEqualTo(new IdempotencyEndpoint.StoreDescriptor("jdbc", true));
+			assertThat(overview.outbox()).isNotNull();
+			assertThat(overview.outbox().dead()).isZero();
+			assertThat(overview.parkedKeys()).isTrue();
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnEndpoint {
+
+		@Bean
+		IdempotencyEndpoint ownEndpoint() {
+			return new IdempotencyEndpoint(Map.of("store", new InMemoryIdempotencyStore()), null, null,
+					Duration.ofDays(1));
+		}
+
+	}
+
+}
