@@ -8,8 +8,13 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyKeyInspector;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.KeyRecord;
+import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.RecordedKey;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,7 +25,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1.0
  */
-public class InMemoryIdempotencyStore implements IdempotencyStore {
+public class InMemoryIdempotencyStore implements IdempotencyStore, IdempotencyKeyInspector {
+
+	private static final Log logger = LogFactory.getLog(InMemoryIdempotencyStore.class);
 
 	private final Map<IdempotencyKey, Entry> entries = new ConcurrentHashMap<>();
 
@@ -99,6 +106,36 @@ public class InMemoryIdempotencyStore implements IdempotencyStore {
 		Entry entry = this.entries.get(key);
 		return (entry != null && !entry.isExpired(this.clock.instant()))
 				? new RecordedKey(entry.fingerprint(), entry.result()) : null;
+	}
+
+	@Override
+	public @Nullable KeyRecord inspect(IdempotencyKey key) {
+		Entry entry = this.entries.get(key);
+		if (entry == null || entry.isExpired(this.clock.instant())) {
+			return null;
+		}
+		return new KeyRecord(key, entry.completed() ? KeyRecord.Status.COMPLETED : KeyRecord.Status.PROCESSING, null,
+				entry.completed() ? entry.expiresAt() : null, !entry.completed(),
+				entry.completed() ? null : entry.expiresAt(), null, entry.fingerprint() != null, entry.result() != null);
+	}
+
+	@Override
+	public KeyRelease release(IdempotencyKey key, boolean force) {
+		Instant now = this.clock.instant();
+		KeyRelease[] outcome = { KeyRelease.NOT_FOUND };
+		this.entries.computeIfPresent(key, (k, existing) -> {
+			if (existing.isExpired(now)) {
+				return null;
+			}
+			if (!existing.completed() && !force) {
+				outcome[0] = KeyRelease.REFUSED_IN_PROGRESS;
+				return existing;
+			}
+			outcome[0] = KeyRelease.RELEASED;
+			return null;
+		});
+		logger.warn("Release of " + key + " in store '" + name() + "'" + (force ? " (forced)" : "") + ": " + outcome[0]);
+		return outcome[0];
 	}
 
 	@Override

@@ -5,6 +5,8 @@ import java.time.Duration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.KeyRelease;
+import dev.idempotency.core.KeyRecord;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.store.AbstractIdempotencyStoreContractTests;
 import org.junit.jupiter.api.Test;
@@ -72,6 +74,24 @@ class InMemoryIdempotencyStoreTests extends AbstractIdempotencyStoreContractTest
 			.as("the late worker's complete must not have marked the key processed")
 			.isEqualTo(Status.CLAIMED);
 		assertThat(current.token()).isNotEqualTo(late.token());
+	}
+
+	@Test
+	void inspectAndReleaseFollowTheKeysState() {
+		IdempotencyKey key = key("inspected");
+		assertThat(this.store.inspect(key)).isNull();
+		ClaimResult claim = this.store.claim(key, LEASE, RETENTION);
+		assertThat(this.store.inspect(key)).satisfies((record) -> {
+			assertThat(record.status()).isEqualTo(KeyRecord.Status.PROCESSING);
+			assertThat(record.mayStillRun(this.clock.instant())).isTrue();
+		});
+		assertThat(this.store.release(key, false)).isEqualTo(KeyRelease.REFUSED_IN_PROGRESS);
+		this.store.complete(key, claim, RETENTION);
+		assertThat(this.store.inspect(key).status()).isEqualTo(KeyRecord.Status.COMPLETED);
+		assertThat(this.store.release(key, false)).isEqualTo(KeyRelease.RELEASED);
+		assertThat(this.store.claim(key, LEASE, RETENTION).isClaimed()).isTrue();
+		assertThat(this.store.release(key, true)).as("forced").isEqualTo(KeyRelease.RELEASED);
+		assertThat(this.store.release(key, false)).isEqualTo(KeyRelease.NOT_FOUND);
 	}
 
 }
