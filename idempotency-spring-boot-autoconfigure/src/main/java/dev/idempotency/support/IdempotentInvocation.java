@@ -51,8 +51,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
  * Its inputs are fixed when it is created; only the invocation itself records its keys, claims and
  * outcomes. {@link BatchInvocation} does the same for each message of a batch. The listeners hear
  * one outcome per key from {@link #report}, once the transaction has completed, and a key that
- * could not be resolved from {@link #rejected}, as it is thrown. Not thread-safe: one instance per
- * call, used on the calling thread.
+ * could not be resolved from {@link #rejected}, as it is thrown; the call's observation, if one was
+ * started ({@link #observe}), is stopped there too, or by {@link #returned} when the call ended
+ * without reporting. Not thread-safe: one instance per call, used on the calling thread.
  *
  * @since 0.2.0
  */
