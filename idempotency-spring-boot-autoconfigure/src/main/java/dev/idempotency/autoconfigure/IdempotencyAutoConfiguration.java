@@ -9,6 +9,7 @@ import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.InvocationObserver;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.support.BeanFactoryIdempotencyStoreResolver;
 import dev.idempotency.support.ClaimGuards;
@@ -76,7 +77,8 @@ public final class IdempotencyAutoConfiguration {
 			IdempotencyTransactionManagerResolver idempotencyTransactionManagerResolver,
 			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<ArgumentAcknowledgerResolver> acknowledgers,
 			ObjectProvider<DuplicateFilterChain> filters, ObjectProvider<IdempotencyLock> lock,
-			ObjectProvider<KeyDetailsCodec> keyDetails, ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<KeyDetailsCodec> keyDetails, ObjectProvider<InvocationObserver> observer,
+			ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
 				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint());
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
@@ -86,7 +88,7 @@ public final class IdempotencyAutoConfiguration {
 		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver,
 				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList,
 				() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()),
-				keyDetails::getIfAvailable);
+				keyDetails::getIfAvailable, () -> observer.getIfUnique(() -> InvocationObserver.NONE));
 	}
 
 	@Bean

@@ -21,6 +21,13 @@ public final class MessageFields {
 	/** The stream field holding the message key, when the message has one. */
 	public static final String KEY = "key";
 
+	/**
+	 * The W3C trace context of the transaction that published an outbox message
+	 * ({@code 00-<trace id>-<span id>-<flags>}), written by the relay as a Kafka header or a stream
+	 * field when the outbox captured one.
+	 */
+	public static final String TRACEPARENT = "traceparent";
+
 	private MessageFields() {
 	}
 

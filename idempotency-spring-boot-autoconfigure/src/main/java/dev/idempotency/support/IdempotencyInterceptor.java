@@ -7,8 +7,10 @@ import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.InvocationObserver;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.core.MessageAcknowledger;
+import dev.idempotency.core.ObservedInvocation;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -43,6 +45,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 	private final Supplier<ClaimGuards> guards;
 
 	private final KeyDetailsSupport keyDetails;
+
+	private final Supplier<InvocationObserver> observer;
 
 	/**
 	 * Creates an interceptor; collaborators are looked up lazily, at the first invocation.
@@ -118,6 +122,31 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
 			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
 			Supplier<@Nullable KeyDetailsCodec> keyDetails) {
+		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers, guards,
+				keyDetails, () -> InvocationObserver.NONE);
+	}
+
+	/**
+	 * Creates an interceptor whose calls are observed, for tracing.
+	 * @param defaults retention, lease and fingerprint for annotations that do not set them
+	 * @param keyResolver resolves keys
+	 * @param stores finds the store of a method
+	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
+	 * @param listeners told every outcome
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
+	 * @param guards the filters and lock, looked up at the first invocation
+	 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
+	 * invocation that needs it; supplies {@code null} without Jackson
+	 * @param observer observes each call, looked up at the first invocation;
+	 * {@link InvocationObserver#NONE} observes nothing
+	 * @since 0.2.0
+	 */
+	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
+			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
+			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
+			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
+			Supplier<@Nullable KeyDetailsCodec> keyDetails, Supplier<InvocationObserver> observer) {
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
 		this.claimPaths = new ClaimPath.Cache(stores, transactionManagers);
@@ -128,6 +157,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		this.keyDetails = new KeyDetailsSupport(
 				(keyResolver instanceof SpelKeyResolver spel) ? spel : new SpelKeyResolver(),
 				SingletonSupplier.ofNullable(keyDetails));
+		this.observer = SingletonSupplier.of(observer);
 	}
 
 	@Override
@@ -146,7 +176,21 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 						this.listeners, this.guards.get(), this.keyDetails, started)
 				: new IdempotentInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
 						this.listeners, this.guards.get(), this.keyDetails, started);
-		return invocation.run(this.keyResolver, this.defaults.transactionTimeout());
+		ObservedInvocation observed = invocation.observe(this.observer.get());
+		if (observed == ObservedInvocation.NONE) {
+			return invocation.run(this.keyResolver, this.defaults.transactionTimeout());
+		}
+		Throwable failure = null;
+		try (ObservedInvocation.Scope scope = observed.openScope()) {
+			return invocation.run(this.keyResolver, this.defaults.transactionTimeout());
+		}
+		catch (Throwable ex) {
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			invocation.returned(failure);
+		}
 	}
 
 }

@@ -19,8 +19,10 @@ import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.core.InvocationObserver;
 import dev.idempotency.core.KeyResolver;
 import dev.idempotency.core.MessageAcknowledger;
+import dev.idempotency.core.ObservedInvocation;
 import dev.idempotency.core.RecordedKey;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
@@ -49,8 +51,9 @@ import org.springframework.transaction.support.TransactionSynchronization;
  * Its inputs are fixed when it is created; only the invocation itself records its keys, claims and
  * outcomes. {@link BatchInvocation} does the same for each message of a batch. The listeners hear
  * one outcome per key from {@link #report}, once the transaction has completed, and a key that
- * could not be resolved from {@link #rejected}, as it is thrown. Not thread-safe: one instance per
- * call, used on the calling thread.
+ * could not be resolved from {@link #rejected}, as it is thrown; the call's observation, if one was
+ * started ({@link #observe}), is stopped there too, or by {@link #returned} when the call ended
+ * without reporting. Not thread-safe: one instance per call, used on the calling thread.
  *
  * @since 0.2.0
  */
@@ -105,6 +108,12 @@ class IdempotentInvocation {
 
 	private @Nullable String fingerprint;
 
+	private ObservedInvocation observed = ObservedInvocation.NONE;
+
+	private boolean reported;
+
+	private boolean reportsLater;
+
 	/**
 	 * Describes one call.
 	 * @param call the intercepted call
@@ -139,6 +148,35 @@ class IdempotentInvocation {
 		this.guards = guards;
 		this.keyDetails = keyDetails;
 		this.started = started;
+	}
+
+	/**
+	 * Starts observing this call.
+	 * @param observer the interceptor's observer
+	 * @return the started observation; {@link ObservedInvocation#NONE} when nothing observes
+	 */
+	ObservedInvocation observe(InvocationObserver observer) {
+		this.observed = observer.start(this.namespace, this.store.name(), this.call.getMethod());
+		return this.observed;
+	}
+
+	/**
+	 * The outcomes are reported when a transaction this call joined completes, after the call has
+	 * returned.
+	 */
+	void reportsLater() {
+		this.reportsLater = true;
+	}
+
+	/**
+	 * The intercepted call has returned or thrown: stops the observation unless the outcomes were
+	 * reported (which stopped it) or will be, at the completion of a joined transaction.
+	 * @param failure the exception the call threw, or {@code null}
+	 */
+	void returned(@Nullable Throwable failure) {
+		if (!this.reported && !this.reportsLater) {
+			this.observed.stop(this.keys, List.of(), failure);
+		}
 	}
 
 	/**
@@ -432,11 +470,19 @@ class IdempotentInvocation {
 	 * @param failure the exception the call ended with, or {@code null}
 	 */
 	void report(@Nullable Throwable failure) {
+		this.reported = true;
 		int count = this.keys.size();
 		long nanos = (System.nanoTime() - this.started) / count;
 		for (int i = 0; i < count; i++) {
 			publish(key(i), (this.outcomes[i] != null) ? this.outcomes[i] : IdempotencyOutcome.FAILED, nanos,
 					failure);
+		}
+		if (this.observed != ObservedInvocation.NONE) {
+			List<IdempotencyOutcome> reportedOutcomes = new ArrayList<>(count);
+			for (int i = 0; i < count; i++) {
+				reportedOutcomes.add((this.outcomes[i] != null) ? this.outcomes[i] : IdempotencyOutcome.FAILED);
+			}
+			this.observed.stop(this.keys, reportedOutcomes, failure);
 		}
 	}
 
@@ -446,7 +492,9 @@ class IdempotentInvocation {
 	 * @return {@code rejection}, to be thrown
 	 */
 	InvalidIdempotencyKeyException rejected(InvalidIdempotencyKeyException rejection) {
+		this.reported = true;
 		publish(null, IdempotencyOutcome.REJECTED, System.nanoTime() - this.started, rejection);
+		this.observed.stop(List.of(), List.of(IdempotencyOutcome.REJECTED), rejection);
 		return rejection;
 	}
 

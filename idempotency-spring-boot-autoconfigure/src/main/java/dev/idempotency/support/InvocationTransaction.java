@@ -47,6 +47,9 @@ final class InvocationTransaction implements TransactionSynchronization {
 		this.transactionManager = transactionManager;
 		this.transaction = transaction;
 		this.reportsOnReturn = transaction != null && transaction.isNewTransaction();
+		if (transaction != null && !this.reportsOnReturn) {
+			invocation.reportsLater();
+		}
 	}
 
 	/**

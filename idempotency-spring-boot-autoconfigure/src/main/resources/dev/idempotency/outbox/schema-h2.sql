@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 	claimed_until TIMESTAMP WITH TIME ZONE,
 	sent_at TIMESTAMP WITH TIME ZONE,
 	last_error VARCHAR(2000),
+	traceparent VARCHAR(64),
 	CONSTRAINT idempotency_outbox_pk PRIMARY KEY (id),
 	CONSTRAINT idempotency_outbox_message_id_uk UNIQUE (message_id)
 );
@@ -19,3 +20,6 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 CREATE INDEX IF NOT EXISTS idempotency_outbox_due_idx ON idempotency_outbox (status, next_attempt_at, id);
 CREATE INDEX IF NOT EXISTS idempotency_outbox_key_idx ON idempotency_outbox (message_key, id);
 CREATE INDEX IF NOT EXISTS idempotency_outbox_sent_idx ON idempotency_outbox (status, sent_at);
+
+-- 0.2: the publisher's W3C trace context; adds the column to a table created by 0.1.
+ALTER TABLE idempotency_outbox ADD COLUMN IF NOT EXISTS traceparent VARCHAR(64);

@@ -12,9 +12,13 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 	claimed_until DATETIME(6) NULL,
 	sent_at DATETIME(6) NULL,
 	last_error VARCHAR(2000) NULL,
+	traceparent VARCHAR(64) NULL,
 	PRIMARY KEY (id),
 	UNIQUE KEY idempotency_outbox_message_id_uk (message_id),
 	INDEX idempotency_outbox_due_idx (status, next_attempt_at, id),
 	INDEX idempotency_outbox_key_idx (message_key, id),
 	INDEX idempotency_outbox_sent_idx (status, sent_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
+
+-- 0.2: the publisher's W3C trace context; adds the column to a table created by 0.1.
+ALTER TABLE idempotency_outbox ADD COLUMN IF NOT EXISTS traceparent VARCHAR(64) NULL;

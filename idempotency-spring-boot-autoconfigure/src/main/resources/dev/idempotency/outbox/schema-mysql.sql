@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 	claimed_until DATETIME(6) NULL,
 	sent_at DATETIME(6) NULL,
 	last_error VARCHAR(2000) NULL,
+	traceparent VARCHAR(64) NULL,
 	PRIMARY KEY (id),
 	UNIQUE KEY idempotency_outbox_message_id_uk (message_id),
 	INDEX idempotency_outbox_due_idx (status, next_attempt_at, id),

@@ -56,7 +56,7 @@ class ArchitectureTests {
 
 	/** Adapters: each store, each transport, the outbox, the meters, the filters and the guards. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
-			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".filter..", GUARD };
+			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..", GUARD };
 
 	private static JavaClasses classes;
 
@@ -68,7 +68,8 @@ class ArchitectureTests {
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
 				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure",
 				"autoconfigure.store", "autoconfigure.kafka", "autoconfigure.redis", "autoconfigure.outbox",
-				"autoconfigure.metrics", "autoconfigure.health", "guard")) {
+				"autoconfigure.metrics", "autoconfigure.health", "observation", "autoconfigure.observation",
+				"guard")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -144,9 +145,10 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyMetricsUsesMicrometer() {
+	void onlyMetricsAndObservationUseMicrometer() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".autoconfigure.metrics..")
+			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".autoconfigure.metrics..", ROOT + ".observation..",
+					ROOT + ".autoconfigure.observation..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.micrometer.."));
@@ -298,7 +300,7 @@ class ArchitectureTests {
 
 	/**
 	 * Slices of the adapters: every store backend is one of its own (store.jdbc, store.redis, ...),
-	 * as are kafka, redis, outbox, metrics, filter and guard; other packages are not sliced.
+	 * as are kafka, redis, outbox, metrics, observation, filter and guard; other packages are not sliced.
 	 */
 	private static final class AdapterSlices implements SliceAssignment {
 
@@ -311,14 +313,15 @@ class ArchitectureTests {
 			String[] segments = packageName.substring(ROOT.length() + 1).split("\\.");
 			return switch (segments[0]) {
 				case "store" -> SliceIdentifier.of("store." + ((segments.length > 1) ? segments[1] : ""));
-				case "kafka", "redis", "outbox", "metrics", "filter", "guard" -> SliceIdentifier.of(segments[0]);
+				case "kafka", "redis", "outbox", "metrics", "observation", "filter", "guard" ->
+					SliceIdentifier.of(segments[0]);
 				default -> SliceIdentifier.ignore();
 			};
 		}
 
 		@Override
 		public String getDescription() {
-			return "adapters (each store backend, kafka, redis, outbox, metrics, filter, guard)";
+			return "adapters (each store backend, kafka, redis, outbox, metrics, observation, filter, guard)";
 		}
 
 	}

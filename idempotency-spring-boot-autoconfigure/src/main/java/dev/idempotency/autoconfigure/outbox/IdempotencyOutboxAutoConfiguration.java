@@ -9,6 +9,7 @@ import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
 import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.OutboxListener;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxAdmin;
 import dev.idempotency.outbox.OutboxRelay;
@@ -71,7 +72,8 @@ public final class IdempotencyOutboxAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(Outbox.class)
 	JdbcOutbox outbox(JdbcOutboxRepository outboxRepository, ObjectProvider<JsonMapper> jsonMapper,
-			IdempotencyOutboxProperties properties, ObjectProvider<OutboxRelay> relays) {
+			IdempotencyOutboxProperties properties, ObjectProvider<OutboxRelay> relays,
+			ObjectProvider<TraceContextCapture> traceContexts) {
 		Runnable afterCommit = () -> {
 		};
 		if (properties.getRelay().isEnabled() && properties.getRelay().isWakeOnCommit()) {
@@ -80,7 +82,11 @@ public final class IdempotencyOutboxAutoConfiguration {
 				.of(() -> Optional.ofNullable(relays.getIfAvailable()));
 			afterCommit = () -> relay.obtain().ifPresent(OutboxRelay::wakeUp);
 		}
-		return new JdbcOutbox(outboxRepository, jsonMapper.getIfAvailable(JsonMapper::shared), afterCommit);
+		// Looked up at the first publish: the capture's tracer may be created after the outbox.
+		SingletonSupplier<TraceContextCapture> traceContext = SingletonSupplier
+			.of(() -> traceContexts.getIfUnique(() -> TraceContextCapture.NONE));
+		return new JdbcOutbox(outboxRepository, jsonMapper.getIfAvailable(JsonMapper::shared), afterCommit,
+				() -> traceContext.obtain().traceparent());
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package dev.idempotency.outbox.jdbc;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.Outbox;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -20,7 +21,9 @@ import org.springframework.util.StringUtils;
  * transaction's connection, with a random UUID as its message id. Payloads other than strings are
  * serialized with the application's Jackson {@link JsonMapper}. After the transaction commits, an
  * optional hook runs (the auto-configuration wakes the local relay with it, so a message does not
- * wait for the relay's next poll).
+ * wait for the relay's next poll). The trace context current at {@code publish}, if a
+ * {@link TraceContextCapture} finds one, is stored with the row, and the relay sends it on as the
+ * W3C {@code traceparent}.
  *
  * @since 0.1.0
  */
@@ -33,6 +36,8 @@ public class JdbcOutbox implements Outbox {
 	private final JsonMapper jsonMapper;
 
 	private final Runnable afterCommit;
+
+	private final TraceContextCapture traceContext;
 
 	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper) {
 		this(repository, jsonMapper, () -> {
@@ -48,12 +53,29 @@ public class JdbcOutbox implements Outbox {
 	 * logged, never passed to the committer
 	 */
 	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper, Runnable afterCommit) {
+		this(repository, jsonMapper, afterCommit, TraceContextCapture.NONE);
+	}
+
+	/**
+	 * Creates an outbox that also stores the trace context current at each {@code publish}.
+	 * @param repository the outbox table
+	 * @param jsonMapper serializes payloads
+	 * @param afterCommit runs on the committing thread once a transaction that published has
+	 * committed
+	 * @param traceContext captures the publisher's trace context; {@link TraceContextCapture#NONE}
+	 * stores none
+	 * @since 0.2.0
+	 */
+	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper, Runnable afterCommit,
+			TraceContextCapture traceContext) {
 		Assert.notNull(repository, "repository must not be null");
 		Assert.notNull(jsonMapper, "jsonMapper must not be null");
 		Assert.notNull(afterCommit, "afterCommit must not be null");
+		Assert.notNull(traceContext, "traceContext must not be null");
 		this.repository = repository;
 		this.jsonMapper = jsonMapper;
 		this.afterCommit = afterCommit;
+		this.traceContext = traceContext;
 	}
 
 	@Override
@@ -76,11 +98,24 @@ public class JdbcOutbox implements Outbox {
 		String messageId = UUID.randomUUID().toString();
 		String serialized = (payload instanceof CharSequence text) ? text.toString()
 				: this.jsonMapper.writeValueAsString(payload);
-		this.repository.insert(messageId, destination, key, serialized, headers);
+		this.repository.insert(messageId, destination, key, serialized, headers, traceparent());
 		if (TransactionSynchronizationManager.isSynchronizationActive()) {
 			TransactionSynchronizationManager.registerSynchronization(new AfterCommit(this.afterCommit));
 		}
 		return messageId;
+	}
+
+	/** The publisher's trace context; a capture that fails or is too long for the column stores none. */
+	private @Nullable String traceparent() {
+		try {
+			String traceparent = this.traceContext.traceparent();
+			return (traceparent != null && traceparent.length() <= JdbcOutboxRepository.MAX_TRACEPARENT_LENGTH)
+					? traceparent : null;
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not capture the trace context; the message is stored without it", ex);
+			return null;
+		}
 	}
 
 	private record AfterCommit(Runnable hook) implements TransactionSynchronization {

@@ -62,6 +62,12 @@ public class JdbcOutboxRepository implements OutboxRepository {
 	/** Width of the key column in the shipped schemas. */
 	public static final int MAX_KEY_LENGTH = 255;
 
+	/**
+	 * Width of the traceparent column in the shipped schemas (0.2).
+	 * @since 0.2.0
+	 */
+	public static final int MAX_TRACEPARENT_LENGTH = 64;
+
 	/** Width of the last-error column in the shipped schemas; longer messages are cut. */
 	static final int MAX_ERROR_LENGTH = 2000;
 
@@ -126,6 +132,24 @@ public class JdbcOutboxRepository implements OutboxRepository {
 	 */
 	public void insert(String messageId, String destination, @Nullable String key, String payload,
 			Map<String, String> headers) {
+		insert(messageId, destination, key, payload, headers, null);
+	}
+
+	/**
+	 * Inserts a {@code PENDING} row, due now, in the current transaction, with the trace context of
+	 * that transaction.
+	 * @param messageId the unique message id
+	 * @param destination where it goes
+	 * @param key the message key, or {@code null}
+	 * @param payload the serialized payload
+	 * @param headers extra headers
+	 * @param traceparent the W3C {@code traceparent} of the publishing span, or {@code null}
+	 * @throws IllegalTransactionStateException if the connection this repository gets is in
+	 * auto-commit mode, i.e. it does not belong to a transaction of this {@code DataSource}
+	 * @since 0.2.0
+	 */
+	public void insert(String messageId, String destination, @Nullable String key, String payload,
+			Map<String, String> headers, @Nullable String traceparent) {
 		Object now = this.dialect.timestamp(now());
 		String headersJson = headers.isEmpty() ? null : this.jsonMapper.writeValueAsString(headers);
 		this.jdbc.execute((ConnectionCallback<Integer>) (connection) -> {
@@ -137,8 +161,9 @@ public class JdbcOutboxRepository implements OutboxRepository {
 			return null;
 		});
 		this.jdbc.update("INSERT INTO " + this.table + " (message_id, destination, message_key, payload, headers, "
-				+ "status, attempts, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?)",
-				messageId, destination, key, payload, headersJson, now, now);
+				+ "status, attempts, created_at, next_attempt_at, traceparent) "
+				+ "VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?, ?)",
+				messageId, destination, key, payload, headersJson, now, now, traceparent);
 	}
 
 	@Override
@@ -160,7 +185,8 @@ public class JdbcOutboxRepository implements OutboxRepository {
 		if (claimed != null) {
 			for (OutboxMessage row : claimed) {
 				result.add(new OutboxMessage(row.id(), row.messageId(), row.destination(), row.key(), row.payload(),
-						row.headers(), row.status(), row.attempts(), row.createdAt(), leaseUntil, row.lastError()));
+						row.headers(), row.status(), row.attempts(), row.createdAt(), leaseUntil, row.lastError(),
+						row.traceparent()));
 			}
 		}
 		result.sort(Comparator.comparingLong(OutboxMessage::id));

@@ -130,7 +130,7 @@ public enum OutboxDialect {
 
 	/** Columns a claim returns, in the order the repository's row mapper reads them by name. */
 	static final String COLUMNS = "id, message_id, destination, message_key, payload, headers, status, attempts, "
-			+ "created_at, claimed_until, last_error";
+			+ "created_at, claimed_until, last_error, traceparent";
 
 	private final DatabasePlatform platform;
 

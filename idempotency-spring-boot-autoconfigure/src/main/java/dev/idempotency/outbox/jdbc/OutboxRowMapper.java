@@ -39,7 +39,7 @@ final class OutboxRowMapper implements RowMapper<OutboxMessage> {
 				(headers != null && !headers.isEmpty()) ? this.jsonMapper.readValue(headers, HEADERS) : Map.of(),
 				OutboxStatus.valueOf(rs.getString("status")), rs.getInt("attempts"),
 				(createdAt != null) ? createdAt : Instant.EPOCH, this.dialect.instant(rs, "claimed_until"),
-				rs.getString("last_error"));
+				rs.getString("last_error"), rs.getString("traceparent"));
 	}
 
 }

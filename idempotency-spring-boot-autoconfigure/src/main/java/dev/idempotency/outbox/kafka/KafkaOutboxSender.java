@@ -25,7 +25,10 @@ import org.springframework.kafka.core.KafkaOperations;
 /**
  * Sends outbox messages as Kafka records: the message key as the record key, the payload as a
  * string value, the {@value MessageFields#MESSAGE_ID} header and the message's own headers
- * (UTF-8). The returned future is the producer's: it completes when the broker acknowledged the
+ * (UTF-8), and the {@value MessageFields#TRACEPARENT} header when the outbox captured the
+ * publisher's trace context (unless the message's own headers have one). With
+ * {@code spring.kafka.listener.observation-enabled}, the consumer's listener observation continues
+ * that trace. The returned future is the producer's: it completes when the broker acknowledged the
  * record as the producer's {@code acks} setting says, so configure the producer with
  * {@code acks=all} and {@code enable.idempotence=true} (Kafka's defaults since 3.0) and keep
  * {@code max.block.ms} and {@code delivery.timeout.ms} within the relay's send timeout.
@@ -64,6 +67,10 @@ public class KafkaOutboxSender implements OutboxSender {
 		}
 		headers.add(new RecordHeader(MessageFields.MESSAGE_ID,
 				message.messageId().getBytes(StandardCharsets.UTF_8)));
+		String traceparent = message.traceparent();
+		if (traceparent != null && !message.headers().containsKey(MessageFields.TRACEPARENT)) {
+			headers.add(new RecordHeader(MessageFields.TRACEPARENT, traceparent.getBytes(StandardCharsets.UTF_8)));
+		}
 		return this.kafka.send(new ProducerRecord<>(topic, null, message.key(), message.payload(), headers));
 	}
 

@@ -16,7 +16,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * Sends outbox messages to Redis Streams with {@code XADD}: one entry per message whose fields are
- * the message's headers, then {@value #KEY_FIELD} (when the message has a key),
+ * the message's headers, then {@value MessageFields#TRACEPARENT} (when the outbox captured the
+ * publisher's trace context and the headers have none), {@value #KEY_FIELD} (when the message has a key),
  * {@value MessageFields#MESSAGE_ID} and {@value #PAYLOAD_FIELD} (the JSON payload). The
  * entry id is assigned by Redis. {@code XADD} returns once Redis has the entry; with persistence or
  * replicas, how durable it is depends on Redis' own settings ({@code appendfsync}, {@code WAIT}).
@@ -52,6 +53,10 @@ public class RedisStreamOutboxSender implements OutboxSender {
 		Map<String, String> fields = new LinkedHashMap<>(message.headers());
 		if (message.key() != null) {
 			fields.put(KEY_FIELD, message.key());
+		}
+		String traceparent = message.traceparent();
+		if (traceparent != null) {
+			fields.putIfAbsent(MessageFields.TRACEPARENT, traceparent);
 		}
 		fields.put(MessageFields.MESSAGE_ID, message.messageId());
 		fields.put(PAYLOAD_FIELD, message.payload());

@@ -11,7 +11,8 @@ import org.springframework.data.redis.connection.stream.MapRecord;
 /**
  * Describes a stream entry as the {@link DeliveryContext} of its delivery: message id, the group
  * as namespace, the SpEL variables {@code #record}, {@code #headers} (the fields),
- * {@code #recordId} and {@code #stream}, and the entry's acknowledger.
+ * {@code #recordId} and {@code #stream} (and {@code #traceparent} when the outbox relay sent the
+ * publisher's trace context), and the entry's acknowledger.
  */
 final class RedisStreamDeliveryContext {
 
@@ -32,6 +33,11 @@ final class RedisStreamDeliveryContext {
 		variables.put("headers", record.getValue());
 		variables.put("recordId", record.getId().getValue());
 		variables.put("stream", record.getStream());
+		String traceparent = record.getValue().get(MessageFields.TRACEPARENT);
+		if (traceparent != null && !traceparent.isEmpty()) {
+			// The publisher's trace context, for a listener that continues the trace itself.
+			variables.put(MessageFields.TRACEPARENT, traceparent);
+		}
 		return new DeliveryContext(messageId(record), group, variables, acknowledger);
 	}
 

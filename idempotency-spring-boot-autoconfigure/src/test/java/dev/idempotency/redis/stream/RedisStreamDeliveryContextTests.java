@@ -46,6 +46,17 @@ class RedisStreamDeliveryContextTests {
 	}
 
 	@Test
+	void publishersTraceparentIsAVariableWhenTheEntryHasOne() {
+		String traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+		MapRecord<String, String, String> traced = record(Map.of("payload", "{}", "traceparent", traceparent));
+		assertThat(RedisStreamListenerContainer.deliveryOf(traced, "points", this.acknowledger).variables())
+			.containsEntry("traceparent", traceparent);
+		assertThat(RedisStreamListenerContainer.deliveryOf(record(Map.of("payload", "{}")), "points",
+				this.acknowledger)
+			.variables()).doesNotContainKey("traceparent");
+	}
+
+	@Test
 	void acknowledgerIsNotAcknowledgedBeforeItIsCalled() {
 		assertThat(this.acknowledger.isAcknowledged()).isFalse();
 	}
