@@ -13,3 +13,11 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
 	INDEX idempotency_record_expires_at_idx (expires_at),
 	INDEX idempotency_record_unfinished_idx (status, lease_until)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_nopad_bin;
+
+-- 0.2: adds the leased-mode and key-details columns to a table created by 0.1 (the same statements as
+-- schema-upgrade-0.2-mariadb.sql), so that initialize-schema upgrades it.
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS owner_token VARCHAR(64) NULL;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS attempts INT NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_record (status, lease_until);
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS fingerprint VARCHAR(64) NULL;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS result_body MEDIUMTEXT NULL;

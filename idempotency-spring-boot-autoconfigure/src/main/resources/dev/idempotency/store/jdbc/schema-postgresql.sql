@@ -16,3 +16,11 @@ CREATE INDEX IF NOT EXISTS idempotency_record_expires_at_idx ON idempotency_reco
 
 -- Leased claims whose lease ended, for the reconciler's scan.
 CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_record (lease_until) WHERE status = 'PROCESSING';
+
+-- 0.2: adds the leased-mode and key-details columns to a table created by 0.1 (the same statements as
+-- schema-upgrade-0.2-postgresql.sql), so that initialize-schema upgrades it.
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS owner_token VARCHAR(64);
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS attempts INT NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_record (lease_until) WHERE status = 'PROCESSING';
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS fingerprint VARCHAR(64);
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS result_body TEXT;
