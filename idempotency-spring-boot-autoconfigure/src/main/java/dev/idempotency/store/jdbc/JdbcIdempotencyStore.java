@@ -30,8 +30,6 @@ import dev.idempotency.core.RecordedKey;
 import dev.idempotency.core.StoreNotInTransactionException;
 import dev.idempotency.support.jdbc.DatabasePlatform;
 import dev.idempotency.support.jdbc.SqlIdentifier;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -71,8 +69,6 @@ import org.springframework.util.Assert;
  */
 public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySource, IdempotencyKeyInspector {
 
-	private static final Log logger = LogFactory.getLog(JdbcIdempotencyStore.class);
-
 	/** Width of the namespace and key columns in the shipped schemas. */
 	public static final int MAX_KEY_LENGTH = 200;
 
@@ -108,19 +104,9 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 
 	private final String probeSql;
 
-	private final String recordFingerprintSql;
-
-	private final String recordResultSql;
-
-	private final String recordedSql;
-
-	private final String inspectSql;
-
-	private final String releaseSql;
-
-	private final String forceReleaseSql;
-
 	private final JdbcCompletedKeys completedKeys;
+
+	private final JdbcKeyRecords keyRecords;
 
 	private final @Nullable JdbcLeasedIdempotencyStore leased;
 
@@ -161,19 +147,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 		this.countExpiredSql = "SELECT COUNT(*) FROM " + this.tableName + expiredRecord;
 		this.deleteExpiredSql = "DELETE FROM " + this.tableName + expiredRecord;
 		this.probeSql = "SELECT COUNT(*) FROM " + this.tableName + " WHERE 1 = 0";
-		String record = " WHERE namespace = ? AND idempotency_key = ?";
-		this.recordFingerprintSql = "UPDATE " + this.tableName + " SET fingerprint = ?, result_body = NULL" + record;
-		this.recordResultSql = "UPDATE " + this.tableName + " SET result_body = ?" + record;
-		this.recordedSql = "SELECT fingerprint, result_body FROM " + this.tableName + record;
-		// Presence only: a stored result can be large, and the owner token is a credential of the claim.
-		this.inspectSql = "SELECT status, created_at, expires_at, lease_until, attempts,"
-				+ " CASE WHEN owner_token IS NULL THEN 0 ELSE 1 END AS has_owner,"
-				+ " CASE WHEN fingerprint IS NULL THEN 0 ELSE 1 END AS has_fingerprint,"
-				+ " CASE WHEN result_body IS NULL THEN 0 ELSE 1 END AS has_result FROM " + this.tableName + record;
-		this.forceReleaseSql = "DELETE FROM " + this.tableName + record;
-		this.releaseSql = this.forceReleaseSql + " AND (status <> 'PROCESSING' OR lease_until IS NULL"
-				+ " OR lease_until <= ?)";
 		this.completedKeys = new JdbcCompletedKeys(jdbc, this.platform, this.tableName);
+		this.keyRecords = new JdbcKeyRecords(jdbc, this.platform, this.tableName, clock);
 		Assert.isTrue(leased == null || this.tableName.equals(leased.getTableName()),
 				() -> "The leased store must claim keys in the same table, " + this.tableName);
 		this.leased = leased;
@@ -323,7 +298,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	 */
 	@Override
 	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
-		update(this.recordFingerprintSql, "fingerprint", key, fingerprint);
+		requireTransaction();
+		this.keyRecords.recordFingerprint(key.digestedBeyond(MAX_KEY_LENGTH), fingerprint);
 	}
 
 	/**
@@ -333,20 +309,8 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	 */
 	@Override
 	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
-		update(this.recordResultSql, "result", key, result);
-	}
-
-	private void update(String sql, String detail, IdempotencyKey key, String value) {
 		requireTransaction();
-		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-		try {
-			// The record was claimed in this transaction: it is there, and locked by it.
-			this.jdbc.update(sql, value, stored.namespace(), stored.value());
-		}
-		catch (DataAccessException ex) {
-			throw new IdempotencyStoreException("Could not record the " + detail + " of '" + key + "' in table "
-					+ this.tableName + " (does it have the fingerprint and result_body columns of 0.2.0?)", ex);
-		}
+		this.keyRecords.recordResult(key.digestedBeyond(MAX_KEY_LENGTH), result);
 	}
 
 	/**
@@ -354,16 +318,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	 */
 	@Override
 	public @Nullable RecordedKey recorded(IdempotencyKey key) {
-		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-		try {
-			List<RecordedKey> recorded = this.jdbc.query(this.recordedSql,
-					(rs, row) -> new RecordedKey(rs.getString(1), rs.getString(2)), stored.namespace(), stored.value());
-			return recorded.isEmpty() ? null : recorded.get(0);
-		}
-		catch (DataAccessException ex) {
-			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in table "
-					+ this.tableName + " (does it have the fingerprint and result_body columns of 0.2.0?)", ex);
-		}
+		return this.keyRecords.recorded(key.digestedBeyond(MAX_KEY_LENGTH));
 	}
 
 	/**
@@ -371,20 +326,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	 */
 	@Override
 	public @Nullable KeyRecord inspect(IdempotencyKey key) {
-		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-		try {
-			List<KeyRecord> records = this.jdbc.query(this.inspectSql, (rs, row) -> new KeyRecord(stored,
-					KeyRecord.Status.valueOf(rs.getString("status")), this.platform.instant(rs, "created_at"),
-					this.platform.instant(rs, "expires_at"), rs.getInt("has_owner") == 1,
-					this.platform.instant(rs, "lease_until"), rs.getInt("attempts"),
-					rs.getInt("has_fingerprint") == 1, rs.getInt("has_result") == 1), stored.namespace(),
-					stored.value());
-			return records.isEmpty() ? null : records.get(0);
-		}
-		catch (DataAccessException ex) {
-			throw new IdempotencyStoreException("Could not read '" + key + "' in table " + this.tableName
-					+ " (does it have the columns of 0.2.0?)", ex);
-		}
+		return this.keyRecords.inspect(key.digestedBeyond(MAX_KEY_LENGTH));
 	}
 
 	/**
@@ -393,23 +335,7 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	 */
 	@Override
 	public KeyRelease release(IdempotencyKey key, boolean force) {
-		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-		KeyRelease outcome;
-		try {
-			int deleted = force ? this.jdbc.update(this.forceReleaseSql, stored.namespace(), stored.value())
-					: this.jdbc.update(this.releaseSql, stored.namespace(), stored.value(),
-							this.platform.timestamp(this.clock.instant()));
-			// Zero rows: the record is absent or a running claim; a read tells which (a claim that
-			// finished meanwhile is reported refused: release again).
-			outcome = (deleted > 0) ? KeyRelease.RELEASED
-					: (inspect(key) != null) ? KeyRelease.REFUSED_IN_PROGRESS : KeyRelease.NOT_FOUND;
-		}
-		catch (DataAccessException ex) {
-			throw new IdempotencyStoreException("Could not release '" + key + "' in table " + this.tableName, ex);
-		}
-		logger.warn("Release of idempotency key '" + key.value() + "' in namespace '" + key.namespace()
-				+ "' (table " + this.tableName + (force ? ", forced" : "") + "): " + outcome);
-		return outcome;
+		return this.keyRecords.release(key, key.digestedBeyond(MAX_KEY_LENGTH), force);
 	}
 
 	/**
