@@ -91,6 +91,11 @@ public final class LocalRedisCluster implements AutoCloseable {
 		}
 	}
 
+	/** The temporary directory of the nodes' configuration files and logs. */
+	Path directory() {
+		return this.directory;
+	}
+
 	/**
 	 * The nodes as Spring Boot's {@code spring.data.redis.cluster.nodes} lists them.
 	 * @return {@code 127.0.0.1:<port>,...}
