@@ -148,12 +148,14 @@ class RedisStreamClusterIntegrationTests {
 					&& pending(this.redis, ORDERS, ORDERS) == 0);
 		// Longer than the lease and min-idle: a claim left in progress would have been run again by now.
 		sleep(LEASE.plusSeconds(1));
-		assertThat(this.listeners.applied(ORDERS)).hasSize(20).allSatisfy((orderId, count) -> assertThat(count).hasValue(1));
+		assertThat(this.listeners.applied(ORDERS)).hasSize(20)
+			.allSatisfy((orderId, count) -> assertThat(count).hasValue(1));
 		assertThat(StreamTestSupport.invocations(this.meters, ORDERS, "processed")).isEqualTo(20);
 		assertThat(pending(this.redis, ORDERS, ORDERS)).isZero();
 		assertThat(this.redis.hasKey(ORDERS + ".dlq")).isFalse();
 		for (int i = 0; i < 20; i++) {
-			assertThat(this.redis.opsForValue().get(store.storageKey(orderKey(ORDERS, "o-" + i)))).isEqualTo("COMPLETED");
+			assertThat(this.redis.opsForValue().get(store.storageKey(orderKey(ORDERS, "o-" + i))))
+				.isEqualTo("COMPLETED");
 		}
 		// Keys in another slot than the stream were completed by the store, then acknowledged.
 		assertThat(store.separateCompletions).hasValueGreaterThanOrEqualTo((int) slotsApart);
@@ -168,7 +170,8 @@ class RedisStreamClusterIntegrationTests {
 		await().atMost(30, TimeUnit.SECONDS)
 			.until(() -> StreamTestSupport.invocations(this.meters, TAGGED, "duplicate") >= 10
 					&& pending(this.redis, TAGGED, TAGGED) == 0);
-		assertThat(this.listeners.applied(TAGGED)).hasSize(10).allSatisfy((orderId, count) -> assertThat(count).hasValue(1));
+		assertThat(this.listeners.applied(TAGGED)).hasSize(10)
+			.allSatisfy((orderId, count) -> assertThat(count).hasValue(1));
 		CountingRedisStore tagged = this.context.getBean("taggedStore", CountingRedisStore.class);
 		for (int i = 0; i < 10; i++) {
 			String entry = tagged.storageKey(orderKey(TAGGED, "t-" + i));
@@ -215,7 +218,8 @@ class RedisStreamClusterIntegrationTests {
 		int primary = this.cluster.primaries().get(0);
 		String stream = nameOn(primary, "rs-cluster-plain-" + RUN + "-");
 		String prefix = "rs-cluster-plain-idem-" + RUN + ":";
-		LettuceConnectionFactory plain = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", primary));
+		LettuceConnectionFactory plain = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", primary));
 		plain.afterPropertiesSet();
 		plain.start();
 		try {
@@ -232,7 +236,8 @@ class RedisStreamClusterIntegrationTests {
 			}
 			String id = add(direct, stream, order("plain-1", 1));
 			direct.opsForStream().createGroup(stream, ReadOffset.from("0"), "plain");
-			direct.opsForStream().read(Consumer.from("plain", "c1"), StreamOffset.create(stream, ReadOffset.lastConsumed()));
+			direct.opsForStream()
+				.read(Consumer.from("plain", "c1"), StreamOffset.create(stream, ReadOffset.lastConsumed()));
 			ClaimResult claim = store.claim(key, LEASE, Duration.ofHours(1));
 			RedisStreamAcknowledger acknowledger = new RedisStreamAcknowledger(direct, stream, "plain", id);
 			assertThat(acknowledger.completeAndAcknowledge(store, key, claim, Duration.ofHours(1))).isFalse();
