@@ -2,6 +2,7 @@ package dev.idempotency.autoconfigure.redis;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.redis.stream.JacksonRedisStreamPayloadConverter;
 import dev.idempotency.redis.stream.RedisStreamListenerAnnotationBeanPostProcessor;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
@@ -17,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -60,6 +62,19 @@ public final class IdempotencyRedisStreamAutoConfiguration {
 				properties.getRecoveryBackOff(), properties.getPayloadField());
 		return new RedisStreamListenerRegistry(endpoints, connectionFactory, settings,
 				payloadConverter.getIfAvailable(), () -> listeners.orderedStream().toList(), circuits.getIfAvailable());
+	}
+
+	/** Start-up notice of the redis-atomic completion on a Redis Cluster configured by Spring Boot. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
+	static class ClusterNoticeConfiguration {
+
+		@Bean
+		RedisAtomicClusterNotice idempotencyRedisAtomicClusterNotice(
+				ObjectProvider<DataRedisConnectionDetails> connectionDetails, ObjectProvider<IdempotencyStore> stores) {
+			return new RedisAtomicClusterNotice(connectionDetails, stores);
+		}
+
 	}
 
 	/** JSON payloads with Jackson, when it is on the class path. */

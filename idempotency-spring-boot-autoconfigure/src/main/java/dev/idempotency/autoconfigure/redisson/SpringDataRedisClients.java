@@ -1,23 +1,29 @@
 package dev.idempotency.autoconfigure.redisson;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
-import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SentinelServersConfig;
 
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
 /**
- * Builds a single-server {@link RedissonClient} from the {@code spring.data.redis.*} properties an
- * application already has: {@code host} (localhost), {@code port} (6379), {@code database},
- * {@code username}, {@code password}, {@code ssl.enabled}, {@code timeout} and
- * {@code connect-timeout}. Sentinel, cluster and {@code url} are not read: an application that
- * needs them declares its own {@code RedissonClient} (for example with
- * {@code redisson-spring-boot-starter}).
+ * Builds a {@link RedissonClient} from the {@code spring.data.redis.*} properties an application
+ * already has, choosing the server as Spring Boot's own Redis configuration does: Sentinel when
+ * {@code sentinel.master} is set ({@code sentinel.nodes}, {@code sentinel.username},
+ * {@code sentinel.password}), else a Cluster when {@code cluster.nodes} is set, else one server
+ * ({@code host}, localhost, and {@code port}, 6379). Common to all: {@code database} (not for a
+ * Cluster), {@code username}, {@code password}, {@code ssl.enabled}, {@code timeout} and
+ * {@code connect-timeout}. {@code url} is not read: an application that needs more declares its own
+ * {@code RedissonClient} (for example with {@code redisson-spring-boot-starter}).
  */
 final class SpringDataRedisClients {
 
@@ -32,13 +38,44 @@ final class SpringDataRedisClients {
 
 	static Config config(Environment environment) {
 		Binder binder = Binder.get(environment);
-		String host = binder.bind(PREFIX + "host", String.class).orElse("localhost");
-		int port = binder.bind(PREFIX + "port", Integer.class).orElse(6379);
 		boolean ssl = binder.bind(PREFIX + "ssl.enabled", Boolean.class).orElse(false);
+		String scheme = ssl ? "rediss://" : "redis://";
+		int database = binder.bind(PREFIX + "database", Integer.class).orElse(0);
+		String sentinelMaster = binder.bind(PREFIX + "sentinel.master", String.class).orElse(null);
+		List<String> clusterNodes = binder.bind(PREFIX + "cluster.nodes", Bindable.listOf(String.class))
+			.orElse(List.of());
 		Config config = new Config();
-		SingleServerConfig server = config.useSingleServer()
-			.setAddress((ssl ? "rediss://" : "redis://") + host + ":" + port)
-			.setDatabase(binder.bind(PREFIX + "database", Integer.class).orElse(0));
+		BaseConfig<?> server;
+		if (StringUtils.hasText(sentinelMaster)) {
+			SentinelServersConfig sentinel = config.useSentinelServers()
+				.setMasterName(sentinelMaster)
+				.setDatabase(database);
+			for (String node : binder.bind(PREFIX + "sentinel.nodes", Bindable.listOf(String.class))
+				.orElse(List.of())) {
+				sentinel.addSentinelAddress(scheme + node.trim());
+			}
+			String sentinelUsername = binder.bind(PREFIX + "sentinel.username", String.class).orElse(null);
+			if (StringUtils.hasText(sentinelUsername)) {
+				sentinel.setSentinelUsername(sentinelUsername);
+			}
+			String sentinelPassword = binder.bind(PREFIX + "sentinel.password", String.class).orElse(null);
+			if (StringUtils.hasText(sentinelPassword)) {
+				sentinel.setSentinelPassword(sentinelPassword);
+			}
+			server = sentinel;
+		}
+		else if (!clusterNodes.isEmpty()) {
+			ClusterServersConfig cluster = config.useClusterServers();
+			for (String node : clusterNodes) {
+				cluster.addNodeAddress(scheme + node.trim());
+			}
+			server = cluster;
+		}
+		else {
+			String host = binder.bind(PREFIX + "host", String.class).orElse("localhost");
+			int port = binder.bind(PREFIX + "port", Integer.class).orElse(6379);
+			server = config.useSingleServer().setAddress(scheme + host + ":" + port).setDatabase(database);
+		}
 		String username = binder.bind(PREFIX + "username", String.class).orElse(null);
 		if (StringUtils.hasText(username)) {
 			server.setUsername(username);

@@ -3,19 +3,26 @@ package dev.idempotency.autoconfigure.redis;
 import java.time.Duration;
 import java.util.List;
 
+import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.redis.stream.JacksonRedisStreamPayloadConverter;
 import dev.idempotency.redis.stream.RedisStreamListenerAnnotationBeanPostProcessor;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import dev.idempotency.redis.stream.RedisStreamPayloadConverter;
 import dev.idempotency.redis.stream.RedisStreamSettings;
+import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -108,6 +115,33 @@ class IdempotencyRedisStreamAutoConfigurationTests {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(JsonMapper.class))
 			.run((context) -> assertThat(context).hasSingleBean(RedisStreamListenerRegistry.class)
 				.doesNotHaveBean(RedisStreamPayloadConverter.class));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void startUpOnAClusterWithARedisStoreSaysWhereTheCompletionIsOneScript(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:7001,127.0.0.1:7002")
+			.withBean(IdempotencyStore.class,
+					() -> new RedisIdempotencyStore(mock(StringRedisTemplate.class), "idempotency:"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Redis Cluster with a Redis idempotency store")
+					.contains("the stream name and idempotency.redis.key-prefix carry the same hash tag")
+					.contains("Other keys are completed, then acknowledged, in two steps");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void startUpSaysNothingOfClustersOnAStandaloneRedisOrWithAnotherStore(CapturedOutput output) {
+		this.contextRunner
+			.withBean(IdempotencyStore.class,
+					() -> new RedisIdempotencyStore(mock(StringRedisTemplate.class), "idempotency:"))
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:7001,127.0.0.1:7002")
+			.withBean(IdempotencyStore.class, InMemoryIdempotencyStore::new)
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("Redis Cluster with a Redis idempotency store");
 	}
 
 }

@@ -12,7 +12,9 @@ import dev.idempotency.store.redisson.RedissonIdempotencyStore;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
+import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -149,6 +151,42 @@ class IdempotencyRedissonAutoConfigurationTests {
 		assertThat(config.useSingleServer().getAddress()).isEqualTo("redis://localhost:6379");
 		assertThat(config.useSingleServer().getDatabase()).isZero();
 		assertThat(config.useSingleServer().getUsername()).isNull();
+	}
+
+	@Test
+	void clusterNodesMakeAClusterClient() {
+		MockEnvironment environment = new MockEnvironment()
+			.withProperty("spring.data.redis.cluster.nodes", "10.0.0.1:7000, 10.0.0.2:7001")
+			.withProperty("spring.data.redis.host", "ignored")
+			.withProperty("spring.data.redis.password", "secret")
+			.withProperty("spring.data.redis.timeout", "2s");
+		Config config = SpringDataRedisClients.config(environment);
+		assertThat(config.isClusterConfig()).isTrue();
+		ClusterServersConfig cluster = config.useClusterServers();
+		assertThat(cluster.getNodeAddresses()).containsExactly("redis://10.0.0.1:7000", "redis://10.0.0.2:7001");
+		assertThat(cluster.getPassword()).isEqualTo("secret");
+		assertThat(cluster.getTimeout()).isEqualTo(2_000);
+	}
+
+	@Test
+	void sentinelMasterMakesASentinelClientAndWinsOverClusterNodesAsInSpringBoot() {
+		MockEnvironment environment = new MockEnvironment()
+			.withProperty("spring.data.redis.sentinel.master", "mymaster")
+			.withProperty("spring.data.redis.sentinel.nodes", "10.0.0.1:26379,10.0.0.2:26379")
+			.withProperty("spring.data.redis.sentinel.password", "sentinel-secret")
+			.withProperty("spring.data.redis.cluster.nodes", "10.0.0.9:7000")
+			.withProperty("spring.data.redis.database", "2")
+			.withProperty("spring.data.redis.password", "secret")
+			.withProperty("spring.data.redis.ssl.enabled", "true");
+		Config config = SpringDataRedisClients.config(environment);
+		assertThat(config.isSentinelConfig()).isTrue();
+		SentinelServersConfig sentinel = config.useSentinelServers();
+		assertThat(sentinel.getMasterName()).isEqualTo("mymaster");
+		assertThat(sentinel.getSentinelAddresses()).containsExactly("rediss://10.0.0.1:26379",
+				"rediss://10.0.0.2:26379");
+		assertThat(sentinel.getSentinelPassword()).isEqualTo("sentinel-secret");
+		assertThat(sentinel.getPassword()).isEqualTo("secret");
+		assertThat(sentinel.getDatabase()).isEqualTo(2);
 	}
 
 }

@@ -1,0 +1,413 @@
+package dev.idempotency.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A Redis Cluster of the test's own: six {@code redis-server} processes on free loopback ports (three
+ * primaries, three replicas), without persistence, their cluster configuration files in a temporary
+ * directory. It never touches the machine's own Redis. {@link #start()} returns once every node says
+ * {@code cluster_state:ok} and every replica is linked to its primary; {@link #close()} kills the
+ * processes and deletes the directory, and a shutdown hook does the same if the JVM ends first (a
+ * failing test, an interrupted build).
+ * <p>
+ * One cluster per test class ({@code @TestInstance(PER_CLASS)}, started in {@code @BeforeAll}, closed
+ * in {@code @AfterAll}): creating one takes a few seconds. {@link #kill(int)} kills a node with
+ * {@code SIGKILL} for failover tests; the short {@value #NODE_TIMEOUT_MILLIS} ms node timeout lets a
+ * replica take over within a few seconds.
+ */
+public final class LocalRedisCluster implements AutoCloseable {
+
+	/** Nodes are considered failed after this long without an answer ({@code cluster-node-timeout}). */
+	public static final int NODE_TIMEOUT_MILLIS = 2000;
+
+	private static final int NODES = 6;
+
+	private static final Duration STARTUP = Duration.ofSeconds(60);
+
+	private final Path directory;
+
+	private final Map<Integer, Process> processes = new LinkedHashMap<>();
+
+	private final Thread shutdownHook = new Thread(this::destroy, "local-redis-cluster-shutdown");
+
+	private LocalRedisCluster(Path directory) {
+		this.directory = directory;
+	}
+
+	/**
+	 * Starts a 3-primary, 3-replica cluster and waits until it serves every slot. Skips the calling
+	 * test (an aborted assumption) when {@code redis-server} or {@code redis-cli} is not installed.
+	 * @return the running cluster
+	 */
+	public static LocalRedisCluster start() {
+		Assumptions.assumeTrue(installed("redis-server") && installed("redis-cli"),
+				"redis-server and redis-cli are needed for the Redis Cluster tests: apt-get install redis-server");
+		LocalRedisCluster cluster;
+		try {
+			cluster = new LocalRedisCluster(Files.createTempDirectory("idempotency-redis-cluster-"));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+		try {
+			cluster.startNodes();
+			cluster.create();
+			cluster.awaitHealthy(STARTUP);
+			return cluster;
+		}
+		catch (RuntimeException | Error ex) {
+			cluster.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * The ports of all nodes started, primaries and replicas, killed ones included.
+	 * @return the ports, in start order
+	 */
+	public List<Integer> ports() {
+		synchronized (this.processes) {
+			return List.copyOf(this.processes.keySet());
+		}
+	}
+
+	/** The temporary directory of the nodes' configuration files and logs. */
+	Path directory() {
+		return this.directory;
+	}
+
+	/**
+	 * The nodes as Spring Boot's {@code spring.data.redis.cluster.nodes} lists them.
+	 * @return {@code 127.0.0.1:<port>,...}
+	 */
+	public String nodes() {
+		return ports().stream().map((port) -> "127.0.0.1:" + port).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Spring Boot properties that point {@code spring.data.redis} at this cluster.
+	 * @return the properties, for a context runner or {@code SpringApplication}
+	 */
+	public String[] properties() {
+		return new String[] { "spring.data.redis.cluster.nodes=" + nodes() };
+	}
+
+	/**
+	 * The ports of the nodes that are primaries now, as a live node sees the cluster.
+	 * @return the primaries' ports, sorted
+	 */
+	public List<Integer> primaries() {
+		return nodesWithFlag("master");
+	}
+
+	/**
+	 * The ports of the nodes that are replicas now.
+	 * @return the replicas' ports, sorted
+	 */
+	public List<Integer> replicas() {
+		return nodesWithFlag("slave");
+	}
+
+	/**
+	 * The port of the primary that serves {@code key}'s hash slot now.
+	 * @param key a Redis key
+	 * @return the primary's port
+	 */
+	public int primaryOf(String key) {
+		String slot = cli(livePort(), "CLUSTER", "KEYSLOT", key).trim();
+		int wanted = Integer.parseInt(slot);
+		// CLUSTER NODES: id address flags primary ping pong epoch link slot-range...
+		for (String line : cli(livePort(), "CLUSTER", "NODES").lines().toList()) {
+			String[] fields = line.split(" ");
+			if (fields.length < 9 || !fields[2].contains("master") || fields[2].contains("fail")) {
+				continue;
+			}
+			for (int i = 8; i < fields.length; i++) {
+				String[] range = fields[i].split("-");
+				if (range[0].startsWith("[")) {
+					continue;
+				}
+				int start = Integer.parseInt(range[0]);
+				int end = (range.length > 1) ? Integer.parseInt(range[1]) : start;
+				if (start <= wanted && wanted <= end) {
+					return port(fields[1]);
+				}
+			}
+		}
+		throw new IllegalStateException("No primary serves slot " + slot);
+	}
+
+	/**
+	 * Kills a node with {@code SIGKILL}, as a crashed server; its data is gone with it.
+	 * @param port the node's port
+	 */
+	public void kill(int port) {
+		Process process;
+		synchronized (this.processes) {
+			process = this.processes.get(port);
+		}
+		if (process == null) {
+			throw new IllegalArgumentException("No node on port " + port);
+		}
+		process.destroyForcibly();
+		try {
+			process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Waits until every live node says {@code cluster_state:ok} and every live replica is linked to
+	 * its primary (after a failover: until a replica was promoted).
+	 * @param timeout how long to wait at most
+	 */
+	public void awaitHealthy(Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		String last = "";
+		while (System.nanoTime() < deadline) {
+			last = unhealthy();
+			if (last.isEmpty()) {
+				return;
+			}
+			sleep(100);
+		}
+		throw new IllegalStateException("Redis Cluster not healthy after " + timeout + ": " + last);
+	}
+
+	/** Kills every node and deletes the directory. */
+	@Override
+	public void close() {
+		destroy();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
+		}
+		catch (IllegalStateException ex) {
+			// The JVM is shutting down: the hook runs (or ran) anyway.
+		}
+	}
+
+	private void destroy() {
+		List<Process> all;
+		synchronized (this.processes) {
+			all = new ArrayList<>(this.processes.values());
+		}
+		all.forEach(Process::destroyForcibly);
+		for (Process process : all) {
+			try {
+				process.waitFor(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		deleteDirectory();
+	}
+
+	private void startNodes() {
+		List<Integer> free = freePorts(NODES * 2);
+		for (int i = 0; i < NODES; i++) {
+			int port = free.get(i);
+			int busPort = free.get(NODES + i);
+			Path dir = this.directory.resolve("node-" + port);
+			try {
+				Files.createDirectories(dir);
+				Process process = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind",
+						"127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String.valueOf(busPort),
+						"--cluster-config-file", dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
+						String.valueOf(NODE_TIMEOUT_MILLIS), "--dir", dir.toString(), "--save", "", "--appendonly",
+						"no", "--daemonize", "no", "--protected-mode", "no")
+					.redirectErrorStream(true)
+					.redirectOutput(dir.resolve("redis.log").toFile())
+					.start();
+				synchronized (this.processes) {
+					this.processes.put(port, process);
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Could not start redis-server on port " + port, ex);
+			}
+		}
+		for (int port : ports()) {
+			awaitListening(port);
+		}
+	}
+
+	private void create() {
+		List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+		ports().forEach((port) -> command.add("127.0.0.1:" + port));
+		command.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+		String output = run(command);
+		if (!output.contains("[OK] All 16384 slots covered")) {
+			throw new IllegalStateException("redis-cli --cluster create failed:\n" + output);
+		}
+	}
+
+	/** What is not healthy yet, or an empty string. */
+	private String unhealthy() {
+		for (int port : livePorts()) {
+			String info = cli(port, "CLUSTER", "INFO");
+			if (!info.contains("cluster_state:ok")) {
+				return port + " is not ok";
+			}
+			String replication = cli(port, "INFO", "replication");
+			if (replication.contains("role:slave") && !replication.contains("master_link_status:up")) {
+				return port + " is a replica not linked to its primary";
+			}
+		}
+		if (nodesWithFlag("master").size() < 3) {
+			return "fewer than three primaries";
+		}
+		return "";
+	}
+
+	private List<Integer> nodesWithFlag(String flag) {
+		List<Integer> ports = new ArrayList<>();
+		for (String line : cli(livePort(), "CLUSTER", "NODES").lines().toList()) {
+			String[] fields = line.split(" ");
+			if (fields.length > 2 && List.of(fields[2].split(",")).contains(flag)
+					&& !fields[2].contains("fail")) {
+				ports.add(port(fields[1]));
+			}
+		}
+		ports.sort(Comparator.naturalOrder());
+		return ports;
+	}
+
+	/** The port of a CLUSTER NODES address, {@code ip:port@bus-port}. */
+	private static int port(String address) {
+		return Integer.parseInt(address.substring(address.indexOf(':') + 1, address.indexOf('@')));
+	}
+
+	private List<Integer> livePorts() {
+		synchronized (this.processes) {
+			return this.processes.entrySet()
+				.stream()
+				.filter((entry) -> entry.getValue().isAlive())
+				.map(Map.Entry::getKey)
+				.toList();
+		}
+	}
+
+	private int livePort() {
+		List<Integer> live = livePorts();
+		if (live.isEmpty()) {
+			throw new IllegalStateException("No Redis Cluster node is running");
+		}
+		return live.get(0);
+	}
+
+	private static String cli(int port, String... arguments) {
+		List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
+		command.addAll(List.of(arguments));
+		return run(command);
+	}
+
+	private static String run(List<String> command) {
+		try {
+			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+			byte[] output = process.getInputStream().readAllBytes();
+			if (!process.waitFor(30, TimeUnit.SECONDS)) {
+				process.destroyForcibly();
+				throw new IllegalStateException("Timed out: " + command);
+			}
+			return new String(output, StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted: " + command, ex);
+		}
+	}
+
+	private static void awaitListening(int port) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (System.nanoTime() < deadline) {
+			try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+				return;
+			}
+			catch (IOException ex) {
+				sleep(20);
+			}
+		}
+		throw new IllegalStateException("redis-server did not start on port " + port);
+	}
+
+	/** Free ports, held open together so that none is handed out twice. */
+	private static List<Integer> freePorts(int count) {
+		List<ServerSocket> sockets = new ArrayList<>();
+		try {
+			for (int i = 0; i < count; i++) {
+				sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+			}
+			return sockets.stream().map(ServerSocket::getLocalPort).toList();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		finally {
+			for (ServerSocket socket : sockets) {
+				try {
+					socket.close();
+				}
+				catch (IOException ex) {
+					// Free anyway once the process ends.
+				}
+			}
+		}
+	}
+
+	private static boolean installed(String program) {
+		String path = System.getenv("PATH");
+		if (path == null) {
+			return false;
+		}
+		return Stream.of(path.split(File.pathSeparator)).anyMatch((dir) -> Files.isExecutable(Path.of(dir, program)));
+	}
+
+	private void deleteDirectory() {
+		if (!Files.exists(this.directory)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(this.directory)) {
+			paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+		}
+		catch (IOException ex) {
+			// A temporary directory; the operating system cleans it eventually.
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
