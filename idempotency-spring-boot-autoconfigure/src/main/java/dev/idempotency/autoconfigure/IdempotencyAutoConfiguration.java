@@ -80,7 +80,8 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<KeyDetailsCodec> keyDetails, ObjectProvider<InvocationObserver> observer,
 			ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
-				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint());
+				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint())
+			.withCountDuplicates(properties.isDuplicateAccounting());
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
 			.of(() -> listeners.orderedStream().toList());
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier

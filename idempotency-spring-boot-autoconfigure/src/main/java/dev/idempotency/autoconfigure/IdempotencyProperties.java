@@ -44,6 +44,13 @@ public class IdempotencyProperties {
 	private boolean renewLeases = true;
 
 	/**
+	 * Whether each duplicate delivery is counted on its key's record (a count and the last time
+	 * seen, shown by the idempotency endpoint). Adds a write to the duplicate path, in the
+	 * duplicate's transaction; duplicates answered by a filter layer are not counted.
+	 */
+	private boolean duplicateAccounting;
+
+	/**
 	 * Timeout of the transactions the interceptor opens. Zero means the transaction manager's default.
 	 */
 	private Duration transactionTimeout = Duration.ZERO;
@@ -97,6 +104,14 @@ public class IdempotencyProperties {
 
 	public void setLease(Duration lease) {
 		this.lease = lease;
+	}
+
+	public boolean isDuplicateAccounting() {
+		return this.duplicateAccounting;
+	}
+
+	public void setDuplicateAccounting(boolean duplicateAccounting) {
+		this.duplicateAccounting = duplicateAccounting;
 	}
 
 	public boolean isRenewLeases() {

@@ -211,6 +211,19 @@ public interface IdempotencyStore {
 	}
 
 	/**
+	 * Counts a delivery found to be a duplicate of a processed key, with the time it was seen, when
+	 * per-key duplicate accounting is on ({@code idempotency.duplicate-accounting}): a
+	 * transactional store in the caller's transaction (it adds a write to the duplicate's otherwise
+	 * read-only transaction), a leased store on its own. Best effort: a key that is gone is not
+	 * counted. The default keeps no count.
+	 * @param key the key (digested like a claim when it is long)
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @since 0.2.0
+	 */
+	default void recordDuplicate(IdempotencyKey key) {
+	}
+
+	/**
 	 * Short name used as the {@code store} tag of metrics, e.g. {@code jdbc}.
 	 * @return the store's name
 	 */

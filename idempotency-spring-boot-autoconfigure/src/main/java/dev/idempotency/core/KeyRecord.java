@@ -19,11 +19,34 @@ import org.jspecify.annotations.Nullable;
  * @param attempts how many runs claimed the key, or {@code null} if the store does not count them
  * @param fingerprintPresent whether a payload fingerprint is recorded with the key
  * @param resultPresent whether a serialized result is recorded with the key
+ * @param duplicates how many duplicate deliveries of the key were counted, or {@code null} when the
+ * store keeps no per-key duplicate accounting ({@code idempotency.duplicate-accounting})
+ * @param lastDuplicateAt when the last counted duplicate was seen, or {@code null}
  * @since 0.2.0
  */
 public record KeyRecord(IdempotencyKey key, Status status, @Nullable Instant createdAt, @Nullable Instant expiresAt,
 		boolean ownerTokenPresent, @Nullable Instant leaseUntil, @Nullable Integer attempts,
-		boolean fingerprintPresent, boolean resultPresent) {
+		boolean fingerprintPresent, boolean resultPresent, @Nullable Integer duplicates,
+		@Nullable Instant lastDuplicateAt) {
+
+	/**
+	 * A record without per-key duplicate accounting.
+	 * @param key the key as stored
+	 * @param status the key's state
+	 * @param createdAt when the key was claimed, or {@code null} if the store does not keep it
+	 * @param expiresAt when the key is forgotten, or {@code null} if unknown
+	 * @param ownerTokenPresent whether a run holds the key under a token
+	 * @param leaseUntil when the lease ends, or {@code null}
+	 * @param attempts how many runs claimed the key, or {@code null} if the store does not count
+	 * @param fingerprintPresent whether a payload fingerprint is recorded
+	 * @param resultPresent whether a result is stored
+	 */
+	public KeyRecord(IdempotencyKey key, Status status, @Nullable Instant createdAt, @Nullable Instant expiresAt,
+			boolean ownerTokenPresent, @Nullable Instant leaseUntil, @Nullable Integer attempts,
+			boolean fingerprintPresent, boolean resultPresent) {
+		this(key, status, createdAt, expiresAt, ownerTokenPresent, leaseUntil, attempts, fingerprintPresent,
+				resultPresent, null, null);
+	}
 
 	/**
 	 * Whether a run may still be working on the key: it is {@code PROCESSING} under a lease that has

@@ -17,15 +17,40 @@ import org.springframework.util.Assert;
  * runs
  * @param fingerprint the fingerprint expression of methods whose annotation sets none, or
  * {@code null} for none
+ * @param countDuplicates whether a duplicate delivery is counted on its key's record (per-key
+ * duplicate accounting, an extra write on the duplicate path)
  * @since 0.1.0
  */
 public record IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout,
-		boolean renewLeases, @Nullable String fingerprint) {
+		boolean renewLeases, @Nullable String fingerprint, boolean countDuplicates) {
 
 	public IdempotencyDefaults {
 		Assert.isTrue(!retention.isNegative() && !retention.isZero(), "retention must be positive");
 		Assert.isTrue(!lease.isNegative() && !lease.isZero(), "lease must be positive");
 		Assert.isTrue(!transactionTimeout.isNegative(), "transactionTimeout must not be negative");
+	}
+
+	/**
+	 * Defaults without per-key duplicate accounting.
+	 * @param retention how long processed keys are remembered
+	 * @param lease how long a leased store's in-progress claim holds a key
+	 * @param transactionTimeout timeout of the transactions the interceptor opens
+	 * @param renewLeases whether leased claims are renewed while the method runs
+	 * @param fingerprint the default fingerprint expression, or {@code null}
+	 */
+	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout, boolean renewLeases,
+			@Nullable String fingerprint) {
+		this(retention, lease, transactionTimeout, renewLeases, fingerprint, false);
+	}
+
+	/**
+	 * These defaults with per-key duplicate accounting on or off.
+	 * @param countDuplicates whether duplicates are counted on their key's record
+	 * @return the defaults
+	 */
+	public IdempotencyDefaults withCountDuplicates(boolean countDuplicates) {
+		return new IdempotencyDefaults(this.retention, this.lease, this.transactionTimeout, this.renewLeases,
+				this.fingerprint, countDuplicates);
 	}
 
 	/**

@@ -80,6 +80,8 @@ class IdempotentInvocation {
 
 	private final boolean renewLeases;
 
+	private final boolean countDuplicates;
+
 	final String namespace;
 
 	final Duration lease;
@@ -140,6 +142,7 @@ class IdempotentInvocation {
 		this.transactionManager = path.transactionManager();
 		this.leased = path.leased();
 		this.renewLeases = defaults.renewLeases();
+		this.countDuplicates = defaults.countDuplicates();
 		this.namespace = method.namespaceFor(delivery);
 		this.lease = (method.lease() != null) ? method.lease() : defaults.lease();
 		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
@@ -339,6 +342,9 @@ class IdempotentInvocation {
 			}
 			if (outcome == IdempotencyOutcome.DUPLICATE) {
 				duplicate = (duplicate != null) ? duplicate : key(i);
+				if (this.countDuplicates) {
+					this.store.recordDuplicate(key(i));
+				}
 			}
 			else if (outcome == IdempotencyOutcome.IN_PROGRESS) {
 				inProgress = (inProgress != null) ? inProgress : key(i);

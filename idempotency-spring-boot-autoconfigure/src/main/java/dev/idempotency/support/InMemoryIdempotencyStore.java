@@ -31,6 +31,9 @@ public class InMemoryIdempotencyStore implements IdempotencyStore, IdempotencyKe
 
 	private final Map<IdempotencyKey, Entry> entries = new ConcurrentHashMap<>();
 
+	/** Per-key duplicate accounting, beside the entries; dropped with them by the purge. */
+	private final Map<IdempotencyKey, Duplicates> duplicates = new ConcurrentHashMap<>();
+
 	private final Clock clock;
 
 	public InMemoryIdempotencyStore() {
@@ -109,14 +112,24 @@ public class InMemoryIdempotencyStore implements IdempotencyStore, IdempotencyKe
 	}
 
 	@Override
+	public void recordDuplicate(IdempotencyKey key) {
+		Instant now = this.clock.instant();
+		if (this.entries.containsKey(key)) {
+			this.duplicates.merge(key, new Duplicates(1, now), (counted, one) -> new Duplicates(counted.count() + 1, now));
+		}
+	}
+
+	@Override
 	public @Nullable KeyRecord inspect(IdempotencyKey key) {
 		Entry entry = this.entries.get(key);
 		if (entry == null || entry.isExpired(this.clock.instant())) {
 			return null;
 		}
+		Duplicates counted = this.duplicates.getOrDefault(key, new Duplicates(0, null));
 		return new KeyRecord(key, entry.completed() ? KeyRecord.Status.COMPLETED : KeyRecord.Status.PROCESSING, null,
 				entry.completed() ? entry.expiresAt() : null, !entry.completed(),
-				entry.completed() ? null : entry.expiresAt(), null, entry.fingerprint() != null, entry.result() != null);
+				entry.completed() ? null : entry.expiresAt(), null, entry.fingerprint() != null, entry.result() != null,
+				counted.count(), counted.lastSeen());
 	}
 
 	@Override
@@ -132,6 +145,7 @@ public class InMemoryIdempotencyStore implements IdempotencyStore, IdempotencyKe
 				return existing;
 			}
 			outcome[0] = KeyRelease.RELEASED;
+			this.duplicates.remove(k);
 			return null;
 		});
 		logger.warn("Release of " + key + " in store '" + name() + "'" + (force ? " (forced)" : "") + ": " + outcome[0]);
@@ -156,7 +170,11 @@ public class InMemoryIdempotencyStore implements IdempotencyStore, IdempotencyKe
 		Instant now = this.clock.instant();
 		int before = this.entries.size();
 		this.entries.values().removeIf((entry) -> entry.isExpired(now));
+		this.duplicates.keySet().retainAll(this.entries.keySet());
 		return before - this.entries.size();
+	}
+
+	private record Duplicates(int count, @Nullable Instant lastSeen) {
 	}
 
 	private record Entry(String token, boolean completed, Instant expiresAt, @Nullable String fingerprint,

@@ -94,4 +94,18 @@ class InMemoryIdempotencyStoreTests extends AbstractIdempotencyStoreContractTest
 		assertThat(this.store.release(key, false)).isEqualTo(KeyRelease.NOT_FOUND);
 	}
 
+	@Test
+	void duplicatesAreCountedOnTheKeyUntilItIsReleased() {
+		IdempotencyKey key = key("counted");
+		this.store.recordDuplicate(key);
+		claimAndSucceed(key);
+		this.store.recordDuplicate(key);
+		this.store.recordDuplicate(key);
+		assertThat(this.store.inspect(key).duplicates()).as("a key that was not there is not counted").isEqualTo(2);
+		assertThat(this.store.inspect(key).lastDuplicateAt()).isEqualTo(this.clock.instant());
+		this.store.release(key, false);
+		claimAndSucceed(key);
+		assertThat(this.store.inspect(key).duplicates()).isZero();
+	}
+
 }

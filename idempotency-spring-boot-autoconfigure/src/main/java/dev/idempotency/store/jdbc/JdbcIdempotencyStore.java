@@ -314,6 +314,17 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 	}
 
 	/**
+	 * Counts the duplicate on the key's record, in the current transaction (the duplicate's).
+	 * @throws StoreNotInTransactionException if this store's {@code DataSource} takes no part in the
+	 * current transaction
+	 */
+	@Override
+	public void recordDuplicate(IdempotencyKey key) {
+		requireTransaction();
+		this.keyRecords.recordDuplicate(key.digestedBeyond(MAX_KEY_LENGTH));
+	}
+
+	/**
 	 * Reads the record's fingerprint and result, in the current transaction if there is one.
 	 */
 	@Override

@@ -17,8 +17,9 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * What {@link JdbcIdempotencyStore} reads and writes about one key besides claiming it: the
- * payload's fingerprint and the stored result, the record as an operator sees it, and its release.
+ * What the JDBC stores read and write about one key besides claiming it: the payload's fingerprint
+ * and the stored result, the per-key duplicate count, the record as an operator sees it, and its
+ * release.
  * Statements run on the store's {@code JdbcTemplate}, so they join the current transaction when
  * there is one. Keys are passed already digested.
  */
@@ -42,6 +43,8 @@ final class JdbcKeyRecords {
 
 	private final String recordedSql;
 
+	private final String recordDuplicateSql;
+
 	private final String inspectSql;
 
 	private final String releaseSql;
@@ -57,8 +60,11 @@ final class JdbcKeyRecords {
 		this.recordFingerprintSql = "UPDATE " + tableName + " SET fingerprint = ?, result_body = NULL" + record;
 		this.recordResultSql = "UPDATE " + tableName + " SET result_body = ?" + record;
 		this.recordedSql = "SELECT fingerprint, result_body FROM " + tableName + record;
+		this.recordDuplicateSql = "UPDATE " + tableName
+				+ " SET duplicate_count = duplicate_count + 1, last_duplicate_at = ?" + record;
 		// Presence only: a stored result can be large, and the owner token is a credential of the claim.
-		this.inspectSql = "SELECT status, created_at, expires_at, lease_until, attempts,"
+		this.inspectSql = "SELECT status, created_at, expires_at, lease_until, attempts, duplicate_count,"
+				+ " last_duplicate_at,"
 				+ " CASE WHEN owner_token IS NULL THEN 0 ELSE 1 END AS has_owner,"
 				+ " CASE WHEN fingerprint IS NULL THEN 0 ELSE 1 END AS has_fingerprint,"
 				+ " CASE WHEN result_body IS NULL THEN 0 ELSE 1 END AS has_result FROM " + tableName + record;
@@ -89,6 +95,18 @@ final class JdbcKeyRecords {
 		}
 	}
 
+	/** Counts a duplicate delivery on the record, in the current transaction if there is one. */
+	void recordDuplicate(IdempotencyKey stored) {
+		try {
+			this.jdbc.update(this.recordDuplicateSql, this.platform.timestamp(this.clock.instant()), stored.namespace(),
+					stored.value());
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException(
+					"Could not count a duplicate of '" + stored + "' in table " + this.tableName + MISSING_COLUMNS, ex);
+		}
+	}
+
 	@Nullable RecordedKey recorded(IdempotencyKey stored) {
 		try {
 			List<RecordedKey> recorded = this.jdbc.query(this.recordedSql,
@@ -107,7 +125,8 @@ final class JdbcKeyRecords {
 					KeyRecord.Status.valueOf(rs.getString("status")), this.platform.instant(rs, "created_at"),
 					this.platform.instant(rs, "expires_at"), rs.getInt("has_owner") == 1,
 					this.platform.instant(rs, "lease_until"), rs.getInt("attempts"),
-					rs.getInt("has_fingerprint") == 1, rs.getInt("has_result") == 1), stored.namespace(),
+					rs.getInt("has_fingerprint") == 1, rs.getInt("has_result") == 1, rs.getInt("duplicate_count"),
+					this.platform.instant(rs, "last_duplicate_at")), stored.namespace(),
 					stored.value());
 			return records.isEmpty() ? null : records.get(0);
 		}

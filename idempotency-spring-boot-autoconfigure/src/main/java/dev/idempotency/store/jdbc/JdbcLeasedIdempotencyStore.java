@@ -101,6 +101,8 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	private final boolean takeOverEndedLeases;
 
+	private final JdbcKeyRecords keyRecords;
+
 	private final LeasedStatements sql;
 
 	private final Supplier<String> tokens = new ClaimTokens();
@@ -136,6 +138,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		this.clock = clock;
 		this.takeOverEndedLeases = takeOverEndedLeases;
 		this.sql = new LeasedStatements(this.platform, this.tableName);
+		this.keyRecords = new JdbcKeyRecords(this.jdbc, this.platform, this.tableName, clock);
 	}
 
 	/**
@@ -243,6 +246,24 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	 * Marks the key completed for {@code retention} if the record still holds this claim's token;
 	 * a claim that was taken over in the meantime is logged and left alone.
 	 */
+	/**
+	 * Counts the duplicate on the key's record, in a transaction of its own.
+	 */
+	@Override
+	public void recordDuplicate(IdempotencyKey key) {
+		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		try {
+			inTransaction((status) -> {
+				this.keyRecords.recordDuplicate(stored);
+				return null;
+			});
+		}
+		catch (TransactionException ex) {
+			throw new IdempotencyStoreException("Could not count a duplicate of '" + key + "' in table "
+					+ this.tableName, ex);
+		}
+	}
+
 	@Override
 	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);

@@ -9,6 +9,8 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
 	attempts INT NOT NULL DEFAULT 0,
 	fingerprint VARCHAR(64),
 	result_body CLOB,
+	duplicate_count INT NOT NULL DEFAULT 0,
+	last_duplicate_at TIMESTAMP WITH TIME ZONE,
 	CONSTRAINT idempotency_record_pk PRIMARY KEY (namespace, idempotency_key)
 );
 
@@ -24,3 +26,5 @@ ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS attempts INT NOT NULL DE
 CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_record (status, lease_until);
 ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS fingerprint VARCHAR(64);
 ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS result_body CLOB;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS duplicate_count INT NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS last_duplicate_at TIMESTAMP WITH TIME ZONE;

@@ -9,6 +9,8 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
 	attempts INT NOT NULL DEFAULT 0,
 	fingerprint VARCHAR(64) NULL,
 	result_body MEDIUMTEXT NULL,
+	duplicate_count INT NOT NULL DEFAULT 0,
+	last_duplicate_at DATETIME(6) NULL,
 	PRIMARY KEY (namespace, idempotency_key),
 	INDEX idempotency_record_expires_at_idx (expires_at),
 	INDEX idempotency_record_unfinished_idx (status, lease_until)
@@ -21,3 +23,5 @@ ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS attempts INT NOT NULL DE
 CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_record (status, lease_until);
 ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS fingerprint VARCHAR(64) NULL;
 ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS result_body MEDIUMTEXT NULL;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS duplicate_count INT NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS last_duplicate_at DATETIME(6) NULL;

@@ -9,6 +9,8 @@ CREATE TABLE IF NOT EXISTS idempotency_record (
 	attempts INT NOT NULL DEFAULT 0,
 	fingerprint VARCHAR(64) NULL,
 	result_body MEDIUMTEXT NULL,
+	duplicate_count INT NOT NULL DEFAULT 0,
+	last_duplicate_at DATETIME(6) NULL,
 	PRIMARY KEY (namespace, idempotency_key),
 	INDEX idempotency_record_expires_at_idx (expires_at),
 	INDEX idempotency_record_unfinished_idx (status, lease_until)

@@ -5,3 +5,6 @@ CREATE INDEX IF NOT EXISTS idempotency_record_unfinished_idx ON idempotency_reco
 -- Fingerprints and stored results (0.2), for methods that use them.
 ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS fingerprint VARCHAR(64);
 ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS result_body CLOB;
+-- Per-key duplicate accounting (0.2), when idempotency.duplicate-accounting is on.
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS duplicate_count INT NOT NULL DEFAULT 0;
+ALTER TABLE idempotency_record ADD COLUMN IF NOT EXISTS last_duplicate_at TIMESTAMP WITH TIME ZONE;

@@ -32,6 +32,8 @@ class HsqldbJdbcIdempotencyStoreTests extends AbstractJdbcIdempotencyStoreContra
 				attempts INT DEFAULT 0 NOT NULL,
 				fingerprint VARCHAR(64),
 				result_body CLOB,
+				duplicate_count INT DEFAULT 0 NOT NULL,
+				last_duplicate_at TIMESTAMP WITH TIME ZONE,
 				CONSTRAINT idempotency_record_pk PRIMARY KEY (namespace, idempotency_key)
 			)""", """
 			CREATE INDEX idempotency_record_expires_at_idx ON idempotency_record (expires_at)""", """
