@@ -75,7 +75,8 @@ class JdbcStoreConfiguration {
 			IdempotencyReconcilerProperties properties, IdempotencyProperties idempotency,
 			ObjectProvider<IdempotencyListener> listeners) {
 		LeaseReconciliationJob.Settings settings = new LeaseReconciliationJob.Settings(properties.getInterval(),
-				properties.getBatchSize(), properties.getHold(), idempotency.getRetention(), properties.getNamespaces());
+				properties.getBatchSize(), properties.getHold(), idempotency.getRetention(),
+				properties.getNamespaces());
 		return new LeaseReconciliationJob(store.name(), leasedSide(store), reconciler, settings,
 				() -> listeners.orderedStream().toList());
 	}
