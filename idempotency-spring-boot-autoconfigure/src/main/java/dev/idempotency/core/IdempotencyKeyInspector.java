@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Looks up and releases single keys of a store, for people and management endpoints ("was order 4711
- * processed?"). Implemented by the stores that can (the JDBC and the Redis store); the store bean
- * is then also an inspector.
+ * processed?"). Implemented by the stores that can (the JDBC, Redis, Redisson and in-memory
+ * stores); the store bean is then also an inspector.
  * <p>
  * Keys are given as the application knows them: a part longer than the store keeps verbatim is
  * digested like a claim digests it, so a digested key is found by its original key.

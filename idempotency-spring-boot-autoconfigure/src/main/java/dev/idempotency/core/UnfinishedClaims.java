@@ -2,6 +2,7 @@ package dev.idempotency.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -17,6 +18,10 @@ import org.jspecify.annotations.Nullable;
  * <li>{@link #settle} applies a verdict only while the reconciler's hold (its token) is still the
  * claim's owner.</li>
  * <li>Every method commits on its own, outside any business transaction.</li>
+ * <li>A scan may be scoped to some namespaces, for a table that several applications share: a
+ * scoped {@link #takeOver(int, Duration, Collection)} never takes a claim of another namespace, and
+ * {@link #oldestUnfinished(Collection)} never reports one. An empty collection means every
+ * namespace of the store.</li>
  * </ul>
  *
  * @since 0.2.0
@@ -24,15 +29,34 @@ import org.jspecify.annotations.Nullable;
 public interface UnfinishedClaims {
 
 	/**
-	 * Takes over up to {@code limit} claims whose lease ended without completion, oldest first, each
-	 * held under a new token for {@code hold}.
+	 * Takes over up to {@code limit} claims of any namespace whose lease ended without completion,
+	 * oldest first, each held under a new token for {@code hold}: the same as
+	 * {@link #takeOver(int, Duration, Collection)} with an empty collection.
 	 * @param limit the most claims to return
 	 * @param hold how long the reconciler holds each claim before another scan or a delivery may
 	 * take it
 	 * @return the claims now held, possibly empty
 	 * @throws IdempotencyStoreException if the store cannot be reached
 	 */
-	List<UnfinishedClaim> takeOver(int limit, Duration hold);
+	default List<UnfinishedClaim> takeOver(int limit, Duration hold) {
+		return takeOver(limit, hold, List.of());
+	}
+
+	/**
+	 * Takes over up to {@code limit} claims of the given namespaces whose lease ended without
+	 * completion, oldest first, each held under a new token for {@code hold}. A claim of a namespace
+	 * not in {@code namespaces} is neither returned nor held.
+	 * @param limit the most claims to return
+	 * @param hold how long the reconciler holds each claim before another scan or a delivery may
+	 * take it
+	 * @param namespaces the namespaces to scan (exact names; duplicates are ignored); empty for every
+	 * namespace of the store
+	 * @return the claims now held, possibly empty
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @throws IllegalArgumentException if {@code limit} is below 1 or a namespace is blank
+	 * @since 0.2.0
+	 */
+	List<UnfinishedClaim> takeOver(int limit, Duration hold, Collection<String> namespaces);
 
 	/**
 	 * Applies a verdict to a claim held by {@link #takeOver}: completed for {@code retention},
@@ -46,10 +70,25 @@ public interface UnfinishedClaims {
 	boolean settle(UnfinishedClaim claim, IdempotencyReconciler.Verdict verdict, Duration retention);
 
 	/**
-	 * When the oldest claim whose lease has ended without completion was made.
+	 * When the oldest claim of any namespace whose lease has ended without completion was made: the
+	 * same as {@link #oldestUnfinished(Collection)} with an empty collection.
 	 * @return the time, or {@code null} when there is none
 	 * @throws IdempotencyStoreException if the store cannot be reached
 	 */
-	@Nullable Instant oldestUnfinished();
+	default @Nullable Instant oldestUnfinished() {
+		return oldestUnfinished(List.of());
+	}
+
+	/**
+	 * When the oldest claim of the given namespaces whose lease has ended without completion was
+	 * made.
+	 * @param namespaces the namespaces to look at, as for {@link #takeOver(int, Duration, Collection)};
+	 * empty for every namespace of the store
+	 * @return the time, or {@code null} when there is none
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @throws IllegalArgumentException if a namespace is blank
+	 * @since 0.2.0
+	 */
+	@Nullable Instant oldestUnfinished(Collection<String> namespaces);
 
 }

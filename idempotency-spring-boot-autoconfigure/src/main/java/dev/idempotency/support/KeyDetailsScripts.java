@@ -2,8 +2,10 @@ package dev.idempotency.support;
 
 /**
  * The Lua scripts and key names with which the Redis and Redisson stores keep the details of a key
- * (fingerprint, result) beside its entry, shared so that the two stores, which may not depend on
- * each other, cannot drift apart.
+ * (fingerprint, result) beside its entry, and inspect and release single keys for people
+ * ({@code IdempotencyKeyInspector}), shared so that the two stores, which may not depend on each
+ * other, cannot drift apart. Both stores write an entry as {@code PROCESSING:<token>} while claimed
+ * and {@code COMPLETED} once done.
  * <p>
  * The details live in a hash of their own, {@link #detailsKey(String) beside the entry}, so the
  * entry stays the plain string that claims, the Redis Stream adapter's atomic completion and
@@ -84,6 +86,41 @@ public final class KeyDetailsScripts {
 				return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 			end
 			return 0""";
+
+	/**
+	 * Reads one key for people: the entry's value and remaining time, and whether its details hold a
+	 * fingerprint and a result, in one step.
+	 * <p>
+	 * KEYS[1] the entry, KEYS[2] the details; ARGV[1] the fingerprint field, ARGV[2] the result
+	 * field. Returns an empty list when there is no entry, else {@code {value, pttl, has fingerprint
+	 * (0/1), has result (0/1)}}.
+	 */
+	public static final String INSPECT = """
+			local value = redis.call('GET', KEYS[1])
+			if not value then
+				return {}
+			end
+			return { value, redis.call('PTTL', KEYS[1]), redis.call('HEXISTS', KEYS[2], ARGV[1]),
+				redis.call('HEXISTS', KEYS[2], ARGV[2]) }""";
+
+	/**
+	 * Releases one key for people: deletes the entry and its details unless it is a claim in
+	 * progress (whose lease, its {@code PX}, has not ended: an ended one has vanished) and the
+	 * release is not forced.
+	 * <p>
+	 * KEYS[1] the entry, KEYS[2] the details; ARGV[1] {@code 1} to release a claim in progress too.
+	 * Returns 1 released, 0 no entry, -1 refused (a claim in progress).
+	 */
+	public static final String RELEASE_KEY = """
+			local value = redis.call('GET', KEYS[1])
+			if not value then
+				return 0
+			end
+			if ARGV[1] ~= '1' and string.sub(value, 1, 11) == 'PROCESSING:' then
+				return -1
+			end
+			redis.call('DEL', KEYS[1], KEYS[2])
+			return 1""";
 
 	private KeyDetailsScripts() {
 	}

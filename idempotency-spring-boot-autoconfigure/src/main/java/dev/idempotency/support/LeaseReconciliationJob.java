@@ -69,18 +69,27 @@ public class LeaseReconciliationJob implements SmartLifecycle {
 	public int runOnce() {
 		int taken = 0;
 		for (int batch = 0; batch < MAX_BATCHES_PER_RUN; batch++) {
-			List<UnfinishedClaim> held = this.claims.takeOver(this.settings.batchSize(), this.settings.hold());
+			List<UnfinishedClaim> held = this.claims.takeOver(this.settings.batchSize(), this.settings.hold(),
+					this.settings.namespaces());
 			held.forEach(this::reconcile);
 			taken += held.size();
 			if (held.size() < this.settings.batchSize()) {
 				break;
 			}
 		}
-		Instant oldest = this.claims.oldestUnfinished();
+		Instant oldest = this.claims.oldestUnfinished(this.settings.namespaces());
 		int scanned = taken;
 		Listeners.notifyEach(this.listeners.get(),
 				(listener) -> listener.onReconciliationScan(this.storeName, scanned, oldest), "reconciliation");
 		return taken;
+	}
+
+	/**
+	 * How the job runs.
+	 * @return the job's settings
+	 */
+	public Settings getSettings() {
+		return this.settings;
 	}
 
 	private void reconcile(UnfinishedClaim claim) {
@@ -141,14 +150,32 @@ public class LeaseReconciliationJob implements SmartLifecycle {
 	 * @param batchSize claims taken over at a time
 	 * @param hold how long the reconciler holds a claim it is deciding
 	 * @param retention how long a key reconciled as completed is remembered
+	 * @param namespaces the namespaces whose claims the job scans; empty for every namespace of the
+	 * store
 	 */
-	public record Settings(Duration interval, int batchSize, Duration hold, Duration retention) {
+	public record Settings(Duration interval, int batchSize, Duration hold, Duration retention,
+			List<String> namespaces) {
 
 		public Settings {
 			Assert.isTrue(!interval.isNegative() && !interval.isZero(), "interval must be positive");
 			Assert.isTrue(batchSize > 0, "batchSize must be positive");
 			Assert.isTrue(!hold.isNegative() && !hold.isZero(), "hold must be positive");
 			Assert.isTrue(!retention.isNegative() && !retention.isZero(), "retention must be positive");
+			Assert.notNull(namespaces, "namespaces must not be null");
+			Assert.noNullElements(namespaces, "namespaces must not contain null");
+			Assert.isTrue(namespaces.stream().noneMatch(String::isBlank), "namespaces must not be blank");
+			namespaces = List.copyOf(namespaces);
+		}
+
+		/**
+		 * Settings that scan every namespace of the store.
+		 * @param interval delay between the end of one scan and the start of the next
+		 * @param batchSize claims taken over at a time
+		 * @param hold how long the reconciler holds a claim it is deciding
+		 * @param retention how long a key reconciled as completed is remembered
+		 */
+		public Settings(Duration interval, int batchSize, Duration hold, Duration retention) {
+			this(interval, batchSize, hold, retention, List.of());
 		}
 
 	}

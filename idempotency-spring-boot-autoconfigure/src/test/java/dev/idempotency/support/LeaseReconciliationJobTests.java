@@ -3,6 +3,7 @@ package dev.idempotency.support;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * {@link LeaseReconciliationJob} over a store stand-in that records what was settled.
@@ -96,6 +98,29 @@ class LeaseReconciliationJobTests {
 		assertThat(this.heard).last().isEqualTo("scan 20 oldest " + CLAIMED_AT);
 	}
 
+	@Test
+	void theScanAndTheOldestClaimAreScopedToTheConfiguredNamespaces() {
+		this.claims.add("paid");
+		LeaseReconciliationJob job = new LeaseReconciliationJob("jdbc", this.claims, (claim) -> Verdict.COMPLETED,
+				new LeaseReconciliationJob.Settings(Duration.ofSeconds(30), 10, Duration.ofMinutes(1),
+						Duration.ofDays(7), List.of("payments", "refunds")),
+				() -> List.of(this.listener));
+		job.runOnce();
+		assertThat(this.claims.scopes).containsExactly(List.of("payments", "refunds"), List.of("payments", "refunds"));
+	}
+
+	@Test
+	void withoutNamespacesTheScanCoversEveryNamespace() {
+		job((claim) -> Verdict.COMPLETED, 10).runOnce();
+		assertThat(this.claims.scopes).containsExactly(List.of(), List.of());
+	}
+
+	@Test
+	void blankNamespacesAreRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseReconciliationJob.Settings(
+				Duration.ofSeconds(30), 10, Duration.ofMinutes(1), Duration.ofDays(7), List.of("payments", "")));
+	}
+
 	private LeaseReconciliationJob job(dev.idempotency.core.IdempotencyReconciler reconciler, int batchSize) {
 		return new LeaseReconciliationJob("jdbc", this.claims, reconciler,
 				new LeaseReconciliationJob.Settings(Duration.ofSeconds(30), batchSize, Duration.ofMinutes(1),
@@ -111,6 +136,8 @@ class LeaseReconciliationJobTests {
 
 		final List<Integer> batchSizes = new ArrayList<>();
 
+		final List<List<String>> scopes = new ArrayList<>();
+
 		boolean holdEnded;
 
 		@Nullable Instant oldest;
@@ -122,7 +149,8 @@ class LeaseReconciliationJobTests {
 		}
 
 		@Override
-		public List<UnfinishedClaim> takeOver(int limit, Duration hold) {
+		public List<UnfinishedClaim> takeOver(int limit, Duration hold, Collection<String> namespaces) {
+			this.scopes.add(List.copyOf(namespaces));
 			List<UnfinishedClaim> taken = new ArrayList<>(this.waiting.subList(0, Math.min(limit, this.waiting.size())));
 			this.waiting.removeAll(taken);
 			this.batchSizes.add(taken.size());
@@ -139,7 +167,8 @@ class LeaseReconciliationJobTests {
 		}
 
 		@Override
-		public @Nullable Instant oldestUnfinished() {
+		public @Nullable Instant oldestUnfinished(Collection<String> namespaces) {
+			this.scopes.add(List.copyOf(namespaces));
 			return this.oldest;
 		}
 

@@ -25,6 +25,9 @@ public final class Variants {
 		REGISTRY.jdbc("ideal", "2 hand-written insert-or-ignore in tx", IdealVariant::new);
 		REGISTRY.jdbc("starter-jdbc", "3 @Idempotent, starter JDBC store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "jdbc")));
+		REGISTRY.jdbc("starter-jdbc-dupcount", "3d @Idempotent, starter JDBC store, per-key duplicate accounting",
+				(bench) -> new StarterVariant(bench,
+						Map.of("idempotency.store.type", "jdbc", "idempotency.duplicate-accounting", "true")));
 		REGISTRY.jdbc("camel-jdbc", "4 Camel JdbcMessageIdRepository", CamelJdbcVariant::new);
 		REGISTRY.jdbc("si-jdbc", "5 Spring Integration JdbcMetadataStore", SpringIntegrationJdbcVariant::new);
 		REGISTRY.redis("lettuce-setnx", "R1 Lettuce SET NX PX + SET XX", (bench) -> new RedisDedupVariant(bench,

@@ -1,6 +1,8 @@
 package dev.idempotency.autoconfigure.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -28,6 +30,12 @@ public class IdempotencyReconcilerProperties {
 	 * on the key meanwhile. Longer than the reconciler's slowest decision.
 	 */
 	private Duration hold = Duration.ofMinutes(1);
+
+	/**
+	 * Namespaces whose unfinished claims the scan takes over, for a dedup table shared with other
+	 * applications; empty (the default) for every namespace in the table.
+	 */
+	private List<String> namespaces = new ArrayList<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -59,6 +67,14 @@ public class IdempotencyReconcilerProperties {
 
 	public void setHold(Duration hold) {
 		this.hold = hold;
+	}
+
+	public List<String> getNamespaces() {
+		return this.namespaces;
+	}
+
+	public void setNamespaces(List<String> namespaces) {
+		this.namespaces = namespaces;
 	}
 
 }

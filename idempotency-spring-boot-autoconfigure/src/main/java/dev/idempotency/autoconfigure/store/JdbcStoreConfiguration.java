@@ -47,16 +47,17 @@ class JdbcStoreConfiguration {
 
 	/**
 	 * The transactional store, with its leased side on the same table. While the application has an
-	 * {@code IdempotencyReconciler}, a delivery never takes over an ended lease: the reconciler
-	 * decides.
+	 * {@code IdempotencyReconciler}, a delivery never takes over an ended lease of a namespace the
+	 * reconciler's scan covers (all, unless {@code idempotency.reconciler.namespaces} names some):
+	 * the reconciler decides.
 	 */
 	@Bean
 	JdbcIdempotencyStore idempotencyStore(DataSource dataSource, IdempotencyJdbcProperties properties,
-			ObjectProvider<IdempotencyReconciler> reconcilers) {
+			IdempotencyReconcilerProperties reconcilerProperties, ObjectProvider<IdempotencyReconciler> reconcilers) {
 		JdbcIdempotencyDialect dialect = dialect(dataSource, properties);
 		boolean reconciled = reconcilers.getIfAvailable() != null;
 		JdbcLeasedIdempotencyStore leased = new JdbcLeasedIdempotencyStore(dataSource, dialect,
-				properties.getTableName(), Clock.systemUTC(), !reconciled);
+				properties.getTableName(), Clock.systemUTC(), !reconciled, reconcilerProperties.getNamespaces());
 		return new JdbcIdempotencyStore(new JdbcTemplate(dataSource), dialect, properties.getTableName(),
 				Clock.systemUTC(), leased);
 	}
@@ -74,7 +75,8 @@ class JdbcStoreConfiguration {
 			IdempotencyReconcilerProperties properties, IdempotencyProperties idempotency,
 			ObjectProvider<IdempotencyListener> listeners) {
 		LeaseReconciliationJob.Settings settings = new LeaseReconciliationJob.Settings(properties.getInterval(),
-				properties.getBatchSize(), properties.getHold(), idempotency.getRetention());
+				properties.getBatchSize(), properties.getHold(), idempotency.getRetention(),
+				properties.getNamespaces());
 		return new LeaseReconciliationJob(store.name(), leasedSide(store), reconciler, settings,
 				() -> listeners.orderedStream().toList());
 	}

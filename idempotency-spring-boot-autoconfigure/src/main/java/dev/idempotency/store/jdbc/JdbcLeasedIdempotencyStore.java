@@ -8,7 +8,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -101,6 +104,8 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	private final boolean takeOverEndedLeases;
 
+	private final Set<String> reconciledNamespaces;
+
 	private final JdbcKeyRecords keyRecords;
 
 	private final LeasedStatements sql;
@@ -118,6 +123,25 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	 */
 	public JdbcLeasedIdempotencyStore(DataSource dataSource, JdbcIdempotencyDialect dialect, String tableName,
 			Clock clock, boolean takeOverEndedLeases) {
+		this(dataSource, dialect, tableName, clock, takeOverEndedLeases, List.of());
+	}
+
+	/**
+	 * Creates a store whose reconciler decides the ended claims of some namespaces only.
+	 * @param dataSource the database of the dedup table
+	 * @param dialect the database's dialect
+	 * @param tableName the dedup table, a plain SQL identifier
+	 * @param clock the clock for leases and retention
+	 * @param takeOverEndedLeases whether a claim takes over a claim whose lease ended; {@code false}
+	 * when a reconciler decides those (they stay {@code IN_PROGRESS} until it has)
+	 * @param reconciledNamespaces with {@code takeOverEndedLeases} {@code false}, the namespaces whose
+	 * ended claims the reconciler decides (the namespaces its scan is scoped to): a claim of another
+	 * namespace takes over an ended lease, as without a reconciler, since no scan would ever offer it;
+	 * empty for every namespace
+	 * @since 0.2.0
+	 */
+	public JdbcLeasedIdempotencyStore(DataSource dataSource, JdbcIdempotencyDialect dialect, String tableName,
+			Clock clock, boolean takeOverEndedLeases, Collection<String> reconciledNamespaces) {
 		Assert.notNull(dataSource, "dataSource must not be null");
 		Assert.notNull(dialect, "dialect must not be null");
 		Assert.notNull(clock, "clock must not be null");
@@ -137,6 +161,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		this.tableName = SqlIdentifier.requireValid(tableName);
 		this.clock = clock;
 		this.takeOverEndedLeases = takeOverEndedLeases;
+		this.reconciledNamespaces = Set.copyOf(scope(reconciledNamespaces));
 		this.sql = new LeasedStatements(this.platform, this.tableName);
 		this.keyRecords = new JdbcKeyRecords(this.jdbc, this.platform, this.tableName, clock);
 	}
@@ -189,7 +214,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 			case LeasedStatements.PARKED:
 				return ClaimResult.parked();
 			case LeasedStatements.PROCESSING:
-				if (isAfter(found.leaseUntil(), now) || !this.takeOverEndedLeases) {
+				if (isAfter(found.leaseUntil(), now) || leftToTheReconciler(key)) {
 					return ClaimResult.inProgress();
 				}
 				return (takeOver(this.sql.takeOverEnded, key, token, leaseUntil, createdAt, expiresAt) == 1)
@@ -236,6 +261,11 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 			// update was rolled back, so the claim was not taken over.
 			return 0;
 		}
+	}
+
+	private boolean leftToTheReconciler(IdempotencyKey stored) {
+		return !this.takeOverEndedLeases
+				&& (this.reconciledNamespaces.isEmpty() || this.reconciledNamespaces.contains(stored.namespace()));
 	}
 
 	private static boolean isAfter(@Nullable Instant time, Instant now) {
@@ -380,16 +410,19 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	}
 
 	/**
-	 * Locks the oldest ended claims (skipping those another scan has locked, where the database can)
-	 * and holds each under a new token, all in one short transaction.
+	 * Locks the oldest ended claims of the namespaces ({@code namespace IN (...)}; all of them when
+	 * empty), skipping those another scan has locked where the database can, and holds each under a
+	 * new token, all in one short transaction.
 	 */
 	@Override
-	public List<UnfinishedClaim> takeOver(int limit, Duration hold) {
+	public List<UnfinishedClaim> takeOver(int limit, Duration hold, Collection<String> namespaces) {
 		Assert.isTrue(limit >= 1, "limit must be at least 1");
+		List<String> scope = scope(namespaces);
 		try {
 			for (int round = 1;; round++) {
 				try {
-					List<UnfinishedClaim> held = this.scans.execute((status) -> holdUnfinished(limit, hold));
+					List<UnfinishedClaim> held = this.scans
+						.execute((status) -> holdUnfinished(limit, hold, scope));
 					return (held != null) ? held : List.of();
 				}
 				catch (PessimisticLockingFailureException ex) {
@@ -407,17 +440,41 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		}
 	}
 
-	private List<UnfinishedClaim> holdUnfinished(int limit, Duration hold) {
+	/**
+	 * The distinct namespaces of a scan, in their order, as stored (a namespace longer than the
+	 * column as its digest); empty for every namespace.
+	 */
+	private static List<String> scope(Collection<String> namespaces) {
+		Assert.notNull(namespaces, "namespaces must not be null");
+		Set<String> stored = new LinkedHashSet<>();
+		for (String namespace : namespaces) {
+			Assert.isTrue(namespace != null && !namespace.isBlank(), "namespaces must not be blank");
+			stored.add(new IdempotencyKey(namespace, "-").digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH)
+				.namespace());
+		}
+		return List.copyOf(stored);
+	}
+
+	private static Object[] scanArguments(Object now, List<String> namespaces, Object... last) {
+		List<Object> arguments = new ArrayList<>(namespaces.size() + 1 + last.length);
+		arguments.add(now);
+		arguments.addAll(namespaces);
+		arguments.addAll(List.of(last));
+		return arguments.toArray();
+	}
+
+	private List<UnfinishedClaim> holdUnfinished(int limit, Duration hold, List<String> namespaces) {
 		Instant now = this.clock.instant();
 		Object nowTimestamp = this.platform.timestamp(now);
 		Object holdUntil = this.platform.timestamp(now.plus(hold));
-		List<UnfinishedClaim> ended = this.jdbc.query(this.sql.selectUnfinished, (rs, row) -> {
+		String selectUnfinished = this.sql.selectUnfinished(namespaces.size());
+		List<UnfinishedClaim> ended = this.jdbc.query(selectUnfinished, (rs, row) -> {
 			Instant claimedAt = this.platform.instant(rs, "created_at");
 			Assert.state(claimedAt != null, "created_at is NOT NULL");
 			// The current owner's token, until the hold below replaces it.
 			return new UnfinishedClaim(new IdempotencyKey(rs.getString("namespace"), rs.getString("idempotency_key")),
 					claimedAt, rs.getInt("attempts"), rs.getString("owner_token"));
-		}, nowTimestamp, limit);
+		}, scanArguments(nowTimestamp, namespaces, limit));
 		List<UnfinishedClaim> held = new ArrayList<>(ended.size());
 		for (UnfinishedClaim claim : ended) {
 			String token = this.tokens.get();
@@ -441,11 +498,13 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	}
 
 	@Override
-	public @Nullable Instant oldestUnfinished() {
+	public @Nullable Instant oldestUnfinished(Collection<String> namespaces) {
+		List<String> scope = scope(namespaces);
 		Object now = this.platform.timestamp(this.clock.instant());
 		try {
-			return inTransaction((status) -> this.jdbc.query(this.sql.oldestUnfinished,
-					(ResultSet rs) -> rs.next() ? this.platform.instant(rs, "oldest") : null, now));
+			return inTransaction((status) -> this.jdbc.query(this.sql.oldestUnfinished(scope.size()),
+					(ResultSet rs) -> rs.next() ? this.platform.instant(rs, "oldest") : null,
+					scanArguments(now, scope)));
 		}
 		catch (DataAccessException | TransactionException ex) {
 			throw new IdempotencyStoreException("Could not read the oldest unfinished claim in table "

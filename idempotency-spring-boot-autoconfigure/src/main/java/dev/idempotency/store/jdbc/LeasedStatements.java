@@ -1,11 +1,19 @@
 package dev.idempotency.store.jdbc;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 import dev.idempotency.support.jdbc.DatabasePlatform;
 
 /**
  * The SQL of {@link JdbcLeasedIdempotencyStore} for one table and database, built once. Every
  * statement that acts on a claim names the key and, where it must be the caller's own claim, its
  * owner token; the affected-row count then tells whether the caller still held it.
+ * <p>
+ * The reconciler's scan statements come in one version per number of namespaces it is scoped to
+ * ({@code namespace IN (?, ...)}), built on first use and kept: a job's namespaces are fixed at
+ * start-up, so there are only ever a few.
  */
 final class LeasedStatements {
 
@@ -58,13 +66,13 @@ final class LeasedStatements {
 	/** No parameters, no rows: fails if a column leased mode needs is missing. */
 	final String probe;
 
-	/** Locks the oldest ended claims. Parameters: now, limit. */
+	/** Locks the oldest ended claims of every namespace. Parameters: now, limit. */
 	final String selectUnfinished;
 
 	/** Parameters: owner_token, lease_until, namespace, key, old owner_token, now. */
 	final String holdUnfinished;
 
-	/** Parameters: now. */
+	/** Of every namespace. Parameters: now. */
 	final String oldestUnfinished;
 
 	/** Parameters: limit. */
@@ -87,6 +95,12 @@ final class LeasedStatements {
 
 	/** Parameters: namespace, key. */
 	final String recorded;
+
+	private final String selectEnded;
+
+	private final String lockOldest;
+
+	private final Map<Integer, Scoped> scoped = new ConcurrentHashMap<>();
 
 	LeasedStatements(DatabasePlatform platform, String table) {
 		String columns = " (namespace, idempotency_key, status, lease_until, created_at, expires_at, owner_token,"
@@ -115,11 +129,13 @@ final class LeasedStatements {
 		// SKIP LOCKED: concurrent scans split the ended claims instead of queueing behind each other
 		// (PostgreSQL, MySQL 8, MariaDB 10.6+). Other databases wait for the lock and then find the
 		// claim held by the other scan, which the conditional hold below refuses.
-		this.selectUnfinished = "SELECT namespace, idempotency_key, created_at, attempts, owner_token FROM " + table
-				+ ended + " ORDER BY lease_until" + switch (platform) {
-					case POSTGRESQL, MYSQL, MARIADB -> " LIMIT ? FOR UPDATE SKIP LOCKED";
-					case GENERIC -> " FETCH FIRST ? ROWS ONLY FOR UPDATE";
-				};
+		this.selectEnded = "SELECT namespace, idempotency_key, created_at, attempts, owner_token FROM " + table
+				+ ended;
+		this.lockOldest = " ORDER BY lease_until" + switch (platform) {
+			case POSTGRESQL, MYSQL, MARIADB -> " LIMIT ? FOR UPDATE SKIP LOCKED";
+			case GENERIC -> " FETCH FIRST ? ROWS ONLY FOR UPDATE";
+		};
+		this.selectUnfinished = this.selectEnded + this.lockOldest;
 		this.holdUnfinished = "UPDATE " + table + " SET owner_token = ?, lease_until = ?" + BY_KEY
 				+ " AND owner_token = ?" + processing + " AND lease_until <= ?";
 		this.oldestUnfinished = "SELECT MIN(created_at) AS oldest FROM " + table + ended;
@@ -137,6 +153,33 @@ final class LeasedStatements {
 		this.recordFingerprint = "UPDATE " + table + " SET fingerprint = ?, result_body = NULL" + BY_OWNER + processing;
 		this.recordResult = "UPDATE " + table + " SET result_body = ?" + BY_OWNER + processing;
 		this.recorded = "SELECT fingerprint, result_body FROM " + table + BY_KEY;
+	}
+
+	/**
+	 * {@link #selectUnfinished} scoped to some namespaces. Parameters: now, each namespace, limit.
+	 * @param namespaces how many namespaces; 0 for every namespace
+	 */
+	String selectUnfinished(int namespaces) {
+		return (namespaces == 0) ? this.selectUnfinished : scoped(namespaces).selectUnfinished();
+	}
+
+	/**
+	 * {@link #oldestUnfinished} scoped to some namespaces. Parameters: now, each namespace.
+	 * @param namespaces how many namespaces; 0 for every namespace
+	 */
+	String oldestUnfinished(int namespaces) {
+		return (namespaces == 0) ? this.oldestUnfinished : scoped(namespaces).oldestUnfinished();
+	}
+
+	private Scoped scoped(int namespaces) {
+		return this.scoped.computeIfAbsent(namespaces, (count) -> {
+			String in = " AND namespace IN (" + String.join(", ", Collections.nCopies(count, "?")) + ")";
+			return new Scoped(this.selectEnded + in + this.lockOldest, this.oldestUnfinished + in);
+		});
+	}
+
+	/** The scan's statements for one number of namespaces. */
+	private record Scoped(String selectUnfinished, String oldestUnfinished) {
 	}
 
 }

@@ -69,8 +69,8 @@ import org.springframework.util.Assert;
  * As an {@link IdempotencyKeyInspector} it reads an entry, its remaining time ({@code PTTL}, turned
  * into an instant by the application's clock) and its details' presence in one script, and releases
  * a key by deleting the entry and its details in one script that refuses a claim in progress unless
- * forced ({@code inspect.lua}, {@code release-key.lua}). Redis keeps no creation time nor attempt
- * count.
+ * forced ({@link KeyDetailsScripts#INSPECT}, {@link KeyDetailsScripts#RELEASE_KEY}, shared with the
+ * Redisson store). Redis keeps no creation time nor attempt count.
  * <p>
  * Redis replicates asynchronously: a failover can lose a claim or a completion that the primary
  * acknowledged, and a redelivery then runs the work again. Business data that lives in a database
@@ -107,9 +107,9 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 
 	private static final Script RECORDED = Script.ofSource(KeyDetailsScripts.RECORDED);
 
-	private static final Script INSPECT = Script.of("inspect.lua");
+	private static final Script INSPECT = Script.ofSource(KeyDetailsScripts.INSPECT);
 
-	private static final Script RELEASE_KEY = Script.of("release-key.lua");
+	private static final Script RELEASE_KEY = Script.ofSource(KeyDetailsScripts.RELEASE_KEY);
 
 	private final StringRedisTemplate redis;
 

@@ -1,6 +1,8 @@
 package dev.idempotency.store.redisson;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -9,8 +11,11 @@ import java.util.function.Supplier;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyKeyInspector;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.KeyRecord;
+import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.support.ClaimTokens;
 import dev.idempotency.support.KeyDetailsScripts;
@@ -48,12 +53,18 @@ import org.springframework.util.Assert;
  * completions extend the hash with the entry, in the same script ({@link KeyDetailsScripts}, shared
  * with the Redis store). Until then they run exactly as before.
  * <p>
+ * As an {@link IdempotencyKeyInspector} it reads an entry, its remaining time ({@code PTTL}, turned
+ * into an instant by the application's clock) and its details' presence in one script, and releases
+ * a key by deleting the entry and its details in one script that refuses a claim in progress unless
+ * forced: the Redis store's scripts ({@link KeyDetailsScripts#INSPECT},
+ * {@link KeyDetailsScripts#RELEASE_KEY}). Redis keeps no creation time nor attempt count.
+ * <p>
  * Redis replicates asynchronously: a failover can lose a claim or a completion, and a redelivery
  * then runs the work again. Business data that lives in a database belongs with the JDBC store.
  *
  * @since 0.2.0
  */
-public class RedissonIdempotencyStore implements IdempotencyStore {
+public class RedissonIdempotencyStore implements IdempotencyStore, IdempotencyKeyInspector {
 
 	static final String PROCESSING = "PROCESSING:";
 
@@ -240,6 +251,60 @@ public class RedissonIdempotencyStore implements IdempotencyStore {
 	private static @Nullable String text(List<Object> fields, int index) {
 		Object field = (index < fields.size()) ? fields.get(index) : null;
 		return (field instanceof String text) ? text : null;
+	}
+
+	/**
+	 * Reads the entry, its remaining time and its details' presence in one script.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public @Nullable KeyRecord inspect(IdempotencyKey key) {
+		String entry = storageKey(key);
+		List<Object> fields;
+		try {
+			// READ_WRITE sends it to the primary, as the claims go: a replica may lag behind them.
+			fields = this.redisson.getScript(StringCodec.INSTANCE)
+				.eval(entry, RScript.Mode.READ_WRITE, KeyDetailsScripts.INSPECT, RScript.ReturnType.LIST,
+						List.of(entry, KeyDetailsScripts.detailsKey(entry)), KeyDetailsScripts.FINGERPRINT,
+						KeyDetailsScripts.RESULT);
+		}
+		catch (RedisException ex) {
+			throw new IdempotencyStoreException("Could not read '" + key + "' in Redis (Redisson)", ex);
+		}
+		if (fields == null || fields.size() < 4) {
+			return null;
+		}
+		String value = text(fields, 0);
+		long pttl = number(fields, 1);
+		Instant expiresAt = (pttl >= 0) ? Clock.systemUTC().instant().plusMillis(pttl) : null;
+		boolean processing = value != null && value.startsWith(PROCESSING);
+		return new KeyRecord(key.digestedBeyond(RedissonNames.MAX_KEY_LENGTH),
+				processing ? KeyRecord.Status.PROCESSING : KeyRecord.Status.COMPLETED, null, expiresAt, processing,
+				processing ? expiresAt : null, null, number(fields, 2) == 1, number(fields, 3) == 1);
+	}
+
+	/** An integer reply, or -1 when absent. */
+	private static long number(List<Object> fields, int index) {
+		Object field = fields.get(index);
+		if (field instanceof Number number) {
+			return number.longValue();
+		}
+		return (field instanceof String text) ? Long.parseLong(text) : -1;
+	}
+
+	/**
+	 * Deletes the entry and its details unless the entry is a claim in progress (an ended lease has
+	 * vanished with its {@code PX}) and {@code force} is not set, in one script.
+	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
+	 */
+	@Override
+	public KeyRelease release(IdempotencyKey key, boolean force) {
+		long released = runWithDetails(KeyDetailsScripts.RELEASE_KEY, "release", key, force ? "1" : "0");
+		KeyRelease outcome = (released == 1) ? KeyRelease.RELEASED
+				: (released == 0) ? KeyRelease.NOT_FOUND : KeyRelease.REFUSED_IN_PROGRESS;
+		logger.warn("Release of idempotency key '" + key.value() + "' in namespace '" + key.namespace()
+				+ "' (Redisson" + (force ? ", forced" : "") + "): " + outcome);
+		return outcome;
 	}
 
 	@Override

@@ -54,6 +54,17 @@ class LeasedJdbcAutoConfigurationTests {
 	}
 
 	@Test
+	void theScanCoversEveryNamespaceUnlessNamespacesAreConfigured() {
+		this.contextRunner.withBean(IdempotencyReconciler.class, () -> (claim) -> IdempotencyReconciler.Verdict.RETRY)
+			.run((context) -> assertThat(context.getBean(LeaseReconciliationJob.class).getSettings().namespaces())
+				.isEmpty());
+		this.contextRunner.withBean(IdempotencyReconciler.class, () -> (claim) -> IdempotencyReconciler.Verdict.RETRY)
+			.withPropertyValues("idempotency.reconciler.namespaces=billing:payments,billing:refunds")
+			.run((context) -> assertThat(context.getBean(LeaseReconciliationJob.class).getSettings().namespaces())
+				.containsExactly("billing:payments", "billing:refunds"));
+	}
+
+	@Test
 	void theScanCanBeSwitchedOff() {
 		this.contextRunner.withBean(IdempotencyReconciler.class, () -> (claim) -> IdempotencyReconciler.Verdict.RETRY)
 			.withPropertyValues("idempotency.reconciler.enabled=false")

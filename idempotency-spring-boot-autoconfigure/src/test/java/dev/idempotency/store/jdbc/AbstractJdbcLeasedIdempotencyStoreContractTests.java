@@ -275,6 +275,56 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 	}
 
 	@Test
+	void aScanScopedToNamespacesNeverTakesTheClaimsOfAnother() {
+		IdempotencyKey shipping = new IdempotencyKey("shipping", "ship-1");
+		IdempotencyKey audit = new IdempotencyKey("audit", "audit-1");
+		IdempotencyKey billing = new IdempotencyKey("billing", "pay-1");
+		// The other applications' claims are the oldest: an unscoped scan would take them first.
+		ClaimResult shippingClaim = claim(shipping);
+		claim(audit);
+		this.clock.advance(Duration.ofSeconds(10));
+		Instant billingClaimedAt = this.clock.instant();
+		claim(billing);
+		endLeases();
+
+		assertThat(this.store.oldestUnfinished(List.of("billing"))).isEqualTo(billingClaimedAt);
+		assertThat(this.store.takeOver(1, HOLD, List.of("billing"))).extracting(UnfinishedClaim::key)
+			.containsExactly(billing);
+		assertThat(this.store.takeOver(10, HOLD, List.of("billing", "billing", "payments"))).isEmpty();
+		assertThat(this.store.oldestUnfinished(List.of("billing"))).as("held, so no longer ended").isNull();
+		assertThat(this.jdbc.queryForObject("SELECT owner_token FROM " + TABLE + " WHERE namespace = 'shipping'",
+				String.class)).as("the other namespace's claim is untouched").isEqualTo(shippingClaim.token());
+
+		assertThat(this.store.oldestUnfinished(List.of("shipping", "payments"))).isBefore(billingClaimedAt);
+		assertThat(this.store.takeOver(10, HOLD, List.of("shipping", "payments"))).extracting(UnfinishedClaim::key)
+			.containsExactly(shipping);
+		assertThat(this.store.takeOver(10, HOLD, List.of())).as("empty scans every namespace")
+			.extracting(UnfinishedClaim::key)
+			.containsExactly(audit);
+	}
+
+	@Test
+	void withAScopedReconcilerOnlyItsNamespacesWaitForItAndOthersAreTakenOverByADelivery() {
+		JdbcLeasedIdempotencyStore reconciled = new JdbcLeasedIdempotencyStore(this.dataSource, this.dialect, TABLE,
+				this.clock, false, List.of("billing"));
+		IdempotencyKey billing = new IdempotencyKey("billing", "pay-1");
+		IdempotencyKey shipping = new IdempotencyKey("shipping", "ship-1");
+		reconciled.claim(billing, LEASE, RETENTION);
+		reconciled.claim(shipping, LEASE, RETENTION);
+		endLeases();
+		assertThat(reconciled.claim(billing, LEASE, RETENTION).status()).isEqualTo(Status.IN_PROGRESS);
+		assertThat(reconciled.claim(shipping, LEASE, RETENTION).status()).as("no scan would ever offer it")
+			.isEqualTo(Status.CLAIMED);
+		assertThat(attempts(shipping)).isEqualTo(2);
+	}
+
+	@Test
+	void aScopedScanRejectsBlankNamespaces() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.takeOver(10, HOLD, List.of("billing", " ")));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.oldestUnfinished(List.of("")));
+	}
+
+	@Test
 	void settledAsCompletedTheKeyIsADuplicate() {
 		claim(key("reconciled-done"));
 		endLeases();
