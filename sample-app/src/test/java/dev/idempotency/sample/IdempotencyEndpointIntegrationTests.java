@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
  * The {@code idempotency} Actuator endpoint over HTTP in the running sample app: a key the demo
  * processed is looked up; with writes enabled a parked key is released, a dead outbox row is
  * re-driven and sent again, a processed key is released, and the records the demo dead-lettered are
- * shown by a dry run that sends nothing; with the default access, every write is refused and
+ * shown by a dry run that sends nothing, and one that still fails is re-driven and dead-lettered
+ * again; with the default access, every write is refused and
  * changes nothing.
  */
 class IdempotencyEndpointIntegrationTests {
@@ -152,6 +153,35 @@ class IdempotencyEndpointIntegrationTests {
 			Thread.sleep(500);
 			assertThat(KafkaOffsets.endOffsets(this.admin, KafkaFlow.TOPIC)).isEqualTo(ordersEnd);
 			assertThat(KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC)).isEqualTo(deadLettersEnd);
+		}
+
+		@Test
+		void aDeadLetterThatStillFailsIsRedrivenAndReturnsToTheDeadLetterTopic() throws Exception {
+			String path = "/actuator/idempotency/dead-letters/kafka/" + KafkaFlow.TOPIC;
+			JsonNode broken = json.readTree(send(this.port, "GET", path + "?limit=200").body())
+				.get("records")
+				.valueStream()
+				.filter((record) -> !record.get("messageId").isNull())
+				.findFirst()
+				.orElseThrow();
+			String messageId = broken.get("messageId").asString();
+			long deadLettersEnd = KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC);
+			HttpResponse<String> redriven = send(this.port, "POST", path + "?limit=1&partition="
+					+ broken.get("partition").asInt() + "&fromOffset=" + broken.get("offset").asLong());
+			assertThat(redriven.statusCode()).isEqualTo(200);
+			JsonNode report = json.readTree(redriven.body());
+			assertThat(report.get("dryRun").asBoolean()).isFalse();
+			assertThat(report.get("sent").asInt()).isEqualTo(1);
+			assertThat(report.get("records").get(0).get("messageId").asString()).isEqualTo(messageId);
+			// A poison order, or one without an id: the listener fails it again, and it is dead-lettered again
+			await().atMost(Duration.ofSeconds(30))
+				.untilAsserted(() -> assertThat(KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC))
+					.isEqualTo(deadLettersEnd + 1));
+			assertThat(json.readTree(send(this.port, "GET", path + "?limit=200").body())
+				.get("records")
+				.valueStream()
+				.filter((record) -> messageId.equals(record.get("messageId").asString(null))))
+				.hasSize(2);
 		}
 
 		@Test
