@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import dev.idempotency.core.MessageFields;
 import org.apache.commons.logging.Log;
@@ -72,9 +73,9 @@ public class DeadLetterRedrive {
 
 	private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
 
-	private final Map<String, Object> consumerProperties;
+	private final Supplier<Map<String, Object>> consumerProperties;
 
-	private final Map<String, Object> producerProperties;
+	private final Supplier<Map<String, Object>> producerProperties;
 
 	private final String suffix;
 
@@ -91,8 +92,23 @@ public class DeadLetterRedrive {
 	 */
 	public DeadLetterRedrive(Map<String, Object> consumerProperties, Map<String, Object> producerProperties,
 			String suffix, Duration timeout) {
-		this.consumerProperties = consumerProperties(consumerProperties);
-		this.producerProperties = producerProperties(producerProperties);
+		this(() -> consumerProperties, () -> producerProperties, suffix, timeout);
+	}
+
+	/**
+	 * Creates the re-drive with configurations asked for on each call (a consumer or producer factory
+	 * that cannot tell its configuration then fails the call, not the application's start).
+	 * @param consumerProperties the Kafka consumer's configuration; its group, client id,
+	 * deserializers and commits are replaced
+	 * @param producerProperties the Kafka producer's configuration; its serializers and transactional
+	 * id are replaced
+	 * @param suffix appended to a topic to name its dead-letter topic
+	 * @param timeout how long one call may read and, separately, how long one send may wait
+	 */
+	public DeadLetterRedrive(Supplier<Map<String, Object>> consumerProperties,
+			Supplier<Map<String, Object>> producerProperties, String suffix, Duration timeout) {
+		this.consumerProperties = consumerProperties;
+		this.producerProperties = producerProperties;
 		this.suffix = suffix;
 		this.timeout = timeout;
 	}
@@ -261,7 +277,8 @@ public class DeadLetterRedrive {
 	 * @return a consumer of bytes, without a group
 	 */
 	protected Consumer<byte[], byte[]> createConsumer() {
-		return new KafkaConsumer<>(this.consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+		return new KafkaConsumer<>(consumerProperties(this.consumerProperties.get()), new ByteArrayDeserializer(),
+				new ByteArrayDeserializer());
 	}
 
 	/**
@@ -269,7 +286,8 @@ public class DeadLetterRedrive {
 	 * @return a producer of bytes, not transactional
 	 */
 	protected Producer<byte[], byte[]> createProducer() {
-		return new KafkaProducer<>(this.producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
+		return new KafkaProducer<>(producerProperties(this.producerProperties.get()), new ByteArraySerializer(),
+				new ByteArraySerializer());
 	}
 
 	private static Map<String, Object> consumerProperties(Map<String, Object> properties) {
@@ -283,7 +301,7 @@ public class DeadLetterRedrive {
 		// Asking for the partitions of a missing dead-letter topic must not create it
 		copy.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
 		copy.put(ConsumerConfig.CLIENT_ID_CONFIG, "idempotency-dlt-redrive");
-		return Map.copyOf(copy);
+		return copy;
 	}
 
 	private static Map<String, Object> producerProperties(Map<String, Object> properties) {
@@ -292,7 +310,7 @@ public class DeadLetterRedrive {
 		copy.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
 		copy.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
 		copy.put(ProducerConfig.CLIENT_ID_CONFIG, "idempotency-dlt-redrive");
-		return Map.copyOf(copy);
+		return copy;
 	}
 
 	private record Read(List<ConsumerRecord<byte[], byte[]>> records, Map<Integer, Long> next) {

@@ -118,13 +118,15 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@ConditionalOnBean(ProducerFactory.class)
 	DeadLetterRedrive idempotencyDeadLetterRedrive(ConsumerFactory<?, ?> consumerFactory,
 			ObjectProvider<ProducerFactory<?, ?>> producerFactories, IdempotencyKafkaProperties properties) {
+		// Asked for on each re-drive: a factory that cannot tell its configuration fails the re-drive only
+		return new DeadLetterRedrive(consumerFactory::getConfigurationProperties,
+				() -> producerFactory(producerFactories).getConfigurationProperties(),
+				properties.getDeadLetter().getSuffix(), DEAD_LETTER_REDRIVE_TIMEOUT);
+	}
+
+	private static ProducerFactory<?, ?> producerFactory(ObjectProvider<ProducerFactory<?, ?>> producerFactories) {
 		ProducerFactory<?, ?> producerFactory = producerFactories.getIfUnique();
-		if (producerFactory == null) {
-			producerFactory = producerFactories.orderedStream().findFirst().orElseThrow();
-		}
-		return new DeadLetterRedrive(consumerFactory.getConfigurationProperties(),
-				producerFactory.getConfigurationProperties(), properties.getDeadLetter().getSuffix(),
-				DEAD_LETTER_REDRIVE_TIMEOUT);
+		return (producerFactory != null) ? producerFactory : producerFactories.orderedStream().findFirst().orElseThrow();
 	}
 
 	@Bean
