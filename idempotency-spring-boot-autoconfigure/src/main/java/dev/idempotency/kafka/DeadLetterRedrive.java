@@ -203,6 +203,10 @@ public class DeadLetterRedrive {
 		if (partitions.isEmpty()) {
 			return new Read(records, next);
 		}
+		// Assigned before asking for offsets (the client warns about offsets of unassigned partitions);
+		// read one at a time, the others paused
+		consumer.assign(partitions);
+		consumer.pause(partitions);
 		Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(partitions, this.timeout);
 		Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, this.timeout);
 		long deadline = System.nanoTime() + this.timeout.toNanos();
@@ -210,8 +214,8 @@ public class DeadLetterRedrive {
 			long position = Math.max(query.fromOffset(), beginnings.getOrDefault(partition, 0L));
 			long end = ends.getOrDefault(partition, 0L);
 			if (records.size() < query.limit() && position < end) {
-				consumer.assign(List.of(partition));
 				consumer.seek(partition, position);
+				consumer.resume(List.of(partition));
 				while (records.size() < query.limit() && position < end) {
 					if (System.nanoTime() > deadline) {
 						throw new RedriveException("Reading '" + deadLetterTopic + "' took longer than " + this.timeout
@@ -229,6 +233,7 @@ public class DeadLetterRedrive {
 						position = Math.max(position, consumer.position(partition, this.timeout));
 					}
 				}
+				consumer.pause(List.of(partition));
 			}
 			next.put(partition.partition(), position);
 		}

@@ -2,6 +2,7 @@ package dev.idempotency.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -203,7 +204,7 @@ class KafkaDeadLetterRedriveIntegrationTests {
 		try (AdminClient admin = AdminClient.create(Map.of("bootstrap.servers", this.broker.getBrokersAsString()))) {
 			Map<TopicPartition, OffsetSpec> latest = Map.of(new TopicPartition(topic, 0), OffsetSpec.latest(),
 					new TopicPartition(topic, 1), OffsetSpec.latest());
-			Map<TopicPartition, Long> offsets = new java.util.HashMap<>();
+			Map<TopicPartition, Long> offsets = new HashMap<>();
 			admin.listOffsets(latest)
 				.all()
 				.get(10, TimeUnit.SECONDS)

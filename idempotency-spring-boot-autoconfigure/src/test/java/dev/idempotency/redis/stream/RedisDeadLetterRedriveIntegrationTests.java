@@ -26,6 +26,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -106,9 +107,7 @@ class RedisDeadLetterRedriveIntegrationTests {
 		assertThat(report.dryRun()).isFalse();
 		assertThat(report.entries()).containsExactly(deadEntry);
 		await().atMost(30, TimeUnit.SECONDS).until(() -> ledger("order-1") == 1);
-		assertThat(this.redis.opsForStream().range(DLQ, org.springframework.data.domain.Range.closed(deadEntry.id(),
-				deadEntry.id())))
-			.isEmpty();
+		assertThat(this.redis.opsForStream().range(DLQ, Range.closed(deadEntry.id(), deadEntry.id()))).isEmpty();
 		List<Map<Object, Object>> copies = StreamTestSupport.entries(this.redis, ORDERS)
 			.stream()
 			.filter((entry) -> "msg-1".equals(entry.getValue().get(MessageFields.MESSAGE_ID)))
