@@ -21,7 +21,8 @@ import org.springframework.stereotype.Component;
  * Places the demo's orders through the order service (each order and its outbox event in one
  * transaction), re-sends some of their events, has every flow inject its broken messages, sends
  * the payment requests (after leaving the claims of two crashed payment runs), waits until the
- * outbox relay has sent everything and every flow's consumers are done, and logs what happened. The
+ * outbox relay has sent everything and every flow's consumers are done, and logs what happened, with
+ * the dedup store's health and one key as the {@code idempotency} endpoint shows it. The
  * exit code is 0 when every flow credited every order exactly once and every payment was charged
  * once, 1 otherwise.
  */
@@ -43,20 +44,25 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 
 	private final PaymentsFlow payments;
 
+	private final OperationsReport operations;
+
 	private volatile @Nullable DemoOrders orders;
 
 	private volatile @Nullable DemoPayments paymentRequests;
 
 	private volatile @Nullable DemoReport report;
 
+	private volatile List<String> operationsReport = List.of();
+
 	public DemoRunner(DemoProperties demo, OrderService orderService, OutboxRows outbox, List<OrderFlow> flows,
-			MeterRegistry meters, PaymentsFlow payments) {
+			MeterRegistry meters, PaymentsFlow payments, OperationsReport operations) {
 		this.demo = demo;
 		this.meters = meters;
 		this.orderService = orderService;
 		this.outbox = outbox;
 		this.flows = flows;
 		this.payments = payments;
+		this.operations = operations;
 	}
 
 	@Override
@@ -99,7 +105,11 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 				this.outbox.unsent(), List.copyOf(flowReports), FilterCounts.from(this.meters),
 				this.payments.report(paymentRequests, crashedClaimsLeft));
 		this.report = report;
-		logger.info(System.lineSeparator() + report);
+		List<String> operations = this.operations.describe(KafkaFlow.GROUP,
+				orders.unique().isEmpty() ? null : orders.unique().get(0).orderId());
+		this.operationsReport = operations;
+		logger.info(System.lineSeparator() + report + System.lineSeparator()
+				+ String.join(System.lineSeparator(), operations));
 	}
 
 	private void awaitOutboxSent(Duration timeout) throws InterruptedException {
@@ -130,6 +140,11 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 	/** The report of the last run, or {@code null} before the run. */
 	public @Nullable DemoReport report() {
 		return this.report;
+	}
+
+	/** The store's health and one key lookup printed after the last run's report, empty before. */
+	public List<String> operationsReport() {
+		return this.operationsReport;
 	}
 
 	@Override

@@ -20,6 +20,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.core.KafkaAdmin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -27,8 +28,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * The {@code idempotency} Actuator endpoint over HTTP in the running sample app: a key the demo
  * processed is looked up; with writes enabled a parked key is released, a dead outbox row is
- * re-driven and sent again, and a processed key is released; with the default access, every write
- * is refused and changes nothing.
+ * re-driven and sent again, a processed key is released, and the records the demo dead-lettered are
+ * shown by a dry run that sends nothing, and one that still fails is re-driven and dead-lettered
+ * again; with the default access, every write is refused and
+ * changes nothing.
  */
 class IdempotencyEndpointIntegrationTests {
 
@@ -51,6 +54,9 @@ class IdempotencyEndpointIntegrationTests {
 
 		@Autowired
 		private JdbcTemplate jdbc;
+
+		@Autowired
+		private KafkaAdmin admin;
 
 		@Test
 		void aKeyTheDemoProcessedIsLookedUpAndReleased() throws Exception {
@@ -114,6 +120,78 @@ class IdempotencyEndpointIntegrationTests {
 				.isEqualTo("{\"redriven\":0}");
 		}
 
+		@Test
+		void theRecordsTheDemoDeadLetteredAreShownByADryRunThatSendsNothing() throws Exception {
+			long ordersEnd = KafkaOffsets.endOffsets(this.admin, KafkaFlow.TOPIC);
+			long deadLettersEnd = KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC);
+			assertThat(deadLettersEnd).isPositive();
+			HttpResponse<String> preview = send(this.port, "GET",
+					"/actuator/idempotency/dead-letters/kafka/" + KafkaFlow.TOPIC + "?limit=50");
+			assertThat(preview.statusCode()).isEqualTo(200);
+			JsonNode report = json.readTree(preview.body());
+			assertThat(report.get("dryRun").asBoolean()).isTrue();
+			assertThat(report.get("sent").asInt()).isZero();
+			assertThat(report.get("deadLetterTopic").asString()).isEqualTo(KafkaFlow.DEAD_LETTER_TOPIC);
+			JsonNode records = report.get("records");
+			assertThat(records.size()).isEqualTo((int) deadLettersEnd);
+			for (JsonNode record : records) {
+				assertThat(record.get("originalTopic").asString()).isEqualTo(KafkaFlow.TOPIC);
+				assertThat(record.get("originalOffset").isNull()).isFalse();
+				assertThat(record.get("exceptionClass").asString()).isNotBlank();
+				assertThat(record.has("value")).isFalse();
+			}
+			// The broken orders carry a message id (a re-drive keeps it); the malformed records have none
+			assertThat(records.valueStream().filter((record) -> !record.get("messageId").isNull())).isNotEmpty();
+			// The next page starts after the first record
+			JsonNode first = records.get(0);
+			HttpResponse<String> next = send(this.port, "GET",
+					"/actuator/idempotency/dead-letters/kafka/" + KafkaFlow.TOPIC + "?limit=1&partition="
+							+ first.get("partition").asInt() + "&fromOffset=" + (first.get("offset").asLong() + 1));
+			assertThat(next.statusCode()).isEqualTo(200);
+			assertThat(json.readTree(next.body()).get("records").get(0).get("offset").asLong())
+				.isGreaterThan(first.get("offset").asLong());
+			Thread.sleep(500);
+			assertThat(KafkaOffsets.endOffsets(this.admin, KafkaFlow.TOPIC)).isEqualTo(ordersEnd);
+			assertThat(KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC)).isEqualTo(deadLettersEnd);
+		}
+
+		@Test
+		void aDeadLetterThatStillFailsIsRedrivenAndReturnsToTheDeadLetterTopic() throws Exception {
+			String path = "/actuator/idempotency/dead-letters/kafka/" + KafkaFlow.TOPIC;
+			JsonNode broken = json.readTree(send(this.port, "GET", path + "?limit=200").body())
+				.get("records")
+				.valueStream()
+				.filter((record) -> !record.get("messageId").isNull())
+				.findFirst()
+				.orElseThrow();
+			String messageId = broken.get("messageId").asString();
+			long deadLettersEnd = KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC);
+			HttpResponse<String> redriven = send(this.port, "POST", path + "?limit=1&partition="
+					+ broken.get("partition").asInt() + "&fromOffset=" + broken.get("offset").asLong());
+			assertThat(redriven.statusCode()).isEqualTo(200);
+			JsonNode report = json.readTree(redriven.body());
+			assertThat(report.get("dryRun").asBoolean()).isFalse();
+			assertThat(report.get("sent").asInt()).isEqualTo(1);
+			assertThat(report.get("records").get(0).get("messageId").asString()).isEqualTo(messageId);
+			// A poison order, or one without an id: the listener fails it again, and it is dead-lettered again
+			await().atMost(Duration.ofSeconds(30))
+				.untilAsserted(() -> assertThat(KafkaOffsets.endOffsets(this.admin, KafkaFlow.DEAD_LETTER_TOPIC))
+					.isEqualTo(deadLettersEnd + 1));
+			assertThat(json.readTree(send(this.port, "GET", path + "?limit=200").body())
+				.get("records")
+				.valueStream()
+				.filter((record) -> messageId.equals(record.get("messageId").asString(null))))
+				.hasSize(2);
+		}
+
+		@Test
+		void deadLettersOfAnUnknownTransportAreNotFound() throws Exception {
+			assertThat(send(this.port, "GET", "/actuator/idempotency/dead-letters/rabbit/orders").statusCode())
+				.isEqualTo(404);
+			JsonNode overview = json.readTree(send(this.port, "GET", "/actuator/idempotency").body());
+			assertThat(overview.get("deadLetters").valueStream().map(JsonNode::asString)).contains("kafka");
+		}
+
 	}
 
 	@Nested
@@ -129,12 +207,25 @@ class IdempotencyEndpointIntegrationTests {
 		@Autowired
 		private JdbcTemplate jdbc;
 
+		@Autowired
+		private DemoRunner demo;
+
+		@Test
+		void theDemoPrintsTheStoresHealthAndOneKeyLookup() {
+			assertThat(this.demo.operationsReport()).anySatisfy((line) -> assertThat(line).contains("store health: UP"))
+				.anySatisfy((line) -> assertThat(line).contains("GET /actuator/idempotency/keys/" + KafkaFlow.GROUP + "/")
+					.contains(": 200 ")
+					.contains("status=COMPLETED"));
+		}
+
 		@Test
 		void readsAnswer() throws Exception {
 			assertThat(send(this.port, "GET", "/actuator/idempotency").statusCode()).isEqualTo(200);
 			assertThat(send(this.port, "GET", keyPath(processedOrderId(this.jdbc))).statusCode()).isEqualTo(200);
 			assertThat(send(this.port, "GET", "/actuator/idempotency/outbox/dead").statusCode()).isEqualTo(200);
 			assertThat(send(this.port, "GET", "/actuator/idempotency/parked").statusCode()).isEqualTo(200);
+			assertThat(send(this.port, "GET", "/actuator/idempotency/dead-letters/kafka/" + KafkaFlow.TOPIC)
+				.statusCode()).isEqualTo(200);
 		}
 
 		@Test
@@ -146,6 +237,7 @@ class IdempotencyEndpointIntegrationTests {
 			assertRefused(send(this.port, "POST", "/actuator/idempotency/parked/manual/order-9"));
 			assertRefused(send(this.port, "POST", "/actuator/idempotency/outbox/dead"));
 			assertRefused(send(this.port, "POST", "/actuator/idempotency/outbox/dead/some-id"));
+			assertRefused(send(this.port, "POST", "/actuator/idempotency/dead-letters/kafka/" + KafkaFlow.TOPIC));
 			assertThat(send(this.port, "GET", keyPath(orderId)).statusCode()).isEqualTo(200);
 			assertThat(this.jdbc.queryForObject(
 					"SELECT status FROM idempotency_record WHERE namespace = 'manual' AND idempotency_key = 'order-9'",

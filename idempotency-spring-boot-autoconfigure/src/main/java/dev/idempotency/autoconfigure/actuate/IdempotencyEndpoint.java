@@ -3,6 +3,7 @@ package dev.idempotency.autoconfigure.actuate;
 import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,12 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * <li>{@code GET /actuator/idempotency/outbox/dead?page=&size=}: dead outbox messages, paged;
  * {@code POST /actuator/idempotency/outbox/dead[/{messageId}]}: re-drive all or one;</li>
  * <li>{@code GET /actuator/idempotency/parked?namespace=&limit=}: parked keys;
- * {@code POST|DELETE /actuator/idempotency/parked/{namespace}/{key}}: mark completed, release.</li>
+ * {@code POST|DELETE /actuator/idempotency/parked/{namespace}/{key}}: mark completed, release;</li>
+ * <li>{@code GET /actuator/idempotency/dead-letters/kafka/{topic}?limit=&fromOffset=&partition=}:
+ * records of {@code <topic>.DLT}, what a re-drive would send (a dry run);
+ * {@code POST} the same: re-drives them to {@code <topic>};
+ * {@code GET|POST /actuator/idempotency/dead-letters/redis/{stream}?limit=&fromId=}: the same for
+ * the entries of {@code <stream>.dlq} (see {@link DeadLetterSource}).</li>
  * </ul>
  * Path segments after the endpoint's id are selectors, so each operation dispatches on the first
  * (the section). The key is every remaining segment, so a key containing {@code /} is written as is;
@@ -64,6 +70,8 @@ public class IdempotencyEndpoint {
 
 	private static final int STATUS_CONFLICT = 409;
 
+	private static final String DEAD_LETTERS = "dead-letters";
+
 	private static final Log logger = LogFactory.getLog(IdempotencyEndpoint.class);
 
 	private final Map<String, IdempotencyStore> stores;
@@ -73,6 +81,8 @@ public class IdempotencyEndpoint {
 	private final @Nullable ParkedKeys parkedKeys;
 
 	private final Duration retention;
+
+	private final Map<String, DeadLetterSource> deadLetters;
 
 	/**
 	 * Creates the endpoint.
@@ -84,10 +94,28 @@ public class IdempotencyEndpoint {
 	 */
 	public IdempotencyEndpoint(Map<String, IdempotencyStore> stores, @Nullable OutboxAdmin outbox,
 			@Nullable ParkedKeys parkedKeys, Duration retention) {
+		this(stores, outbox, parkedKeys, retention, List.of());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param stores the store beans by name; those that are {@link IdempotencyKeyInspector}s answer
+	 * key lookups and releases
+	 * @param outbox the outbox's operations, or {@code null} without an outbox
+	 * @param parkedKeys the parked keys' operations, or {@code null} without them
+	 * @param retention how long a parked key marked completed is remembered
+	 * @param deadLetters the transports whose dead letters can be listed and re-driven (the first of
+	 * each {@link DeadLetterSource#transport()} wins)
+	 */
+	public IdempotencyEndpoint(Map<String, IdempotencyStore> stores, @Nullable OutboxAdmin outbox,
+			@Nullable ParkedKeys parkedKeys, Duration retention, List<DeadLetterSource> deadLetters) {
 		this.stores = Map.copyOf(stores);
 		this.outbox = outbox;
 		this.parkedKeys = parkedKeys;
 		this.retention = retention;
+		Map<String, DeadLetterSource> sources = new LinkedHashMap<>();
+		deadLetters.forEach((source) -> sources.putIfAbsent(source.transport(), source));
+		this.deadLetters = Collections.unmodifiableMap(sources);
 	}
 
 	/**
@@ -99,7 +127,8 @@ public class IdempotencyEndpoint {
 		Map<String, StoreDescriptor> stores = new LinkedHashMap<>();
 		this.stores.forEach((name, store) -> stores.put(name,
 				new StoreDescriptor(store.name(), store instanceof IdempotencyKeyInspector)));
-		return new Overview(stores, (this.outbox != null) ? this.outbox.backlog() : null, this.parkedKeys != null);
+		return new Overview(stores, (this.outbox != null) ? this.outbox.backlog() : null, this.parkedKeys != null,
+				List.copyOf(this.deadLetters.keySet()));
 	}
 
 	/**
@@ -152,17 +181,40 @@ public class IdempotencyEndpoint {
 	}
 
 	/**
+	 * {@code GET keys/{namespace}/{key}}: what the stores hold for a key;
+	 * {@code GET dead-letters/{transport}/{name}?limit=&fromOffset=&partition=&fromId=}: dead letters
+	 * of a topic or stream, what a re-drive would send.
+	 * @param section {@code keys} or {@code dead-letters}
+	 * @param first the key's namespace, or the transport ({@code kafka}, {@code redis})
+	 * @param rest the key's segments (a key containing {@code /} spans several), or the topic or
+	 * stream
+	 * @param limit dead letters: the most, {@value #DEFAULT_PAGE_SIZE} if {@code null}, at most
+	 * {@value #MAX_PAGE_SIZE}
+	 * @param fromOffset Kafka dead letters: the first offset in each partition
+	 * @param partition Kafka dead letters: only this partition of the dead-letter topic
+	 * @param fromId Redis dead letters: the first record id
+	 * @return the key's record in each store that holds it (404 if none does), or the dead letters
+	 */
+	@ReadOperation
+	public WebEndpointResponse<Object> lookup(@Selector String section, @Selector String first,
+			@Selector(match = Match.ALL_REMAINING) String[] rest, @Nullable Integer limit, @Nullable Long fromOffset,
+			@Nullable Integer partition, @Nullable String fromId) {
+		if (DEAD_LETTERS.equals(section)) {
+			return deadLetters(first, rest, limit, fromOffset, partition, fromId, null);
+		}
+		return key(section, first, rest);
+	}
+
+	/**
 	 * {@code GET keys/{namespace}/{key}}: what the stores hold for a key.
 	 * @param section {@code keys}
 	 * @param namespace the key's namespace
 	 * @param key the key's segments (a key containing {@code /} spans several)
 	 * @return the key's record in each store that holds it; 404 if none does
 	 */
-	@ReadOperation
-	public WebEndpointResponse<Object> key(@Selector String section, @Selector String namespace,
-			@Selector(match = Match.ALL_REMAINING) String[] key) {
+	public WebEndpointResponse<Object> key(String section, String namespace, String[] key) {
 		if (!"keys".equals(section)) {
-			return notFound("No section '" + section + "': try keys/{namespace}/{key}");
+			return notFound("No section '" + section + "': try keys/{namespace}/{key} or dead-letters/{transport}/{name}");
 		}
 		IdempotencyKey idempotencyKey = idempotencyKey(namespace, key);
 		if (idempotencyKey == null) {
@@ -205,6 +257,32 @@ public class IdempotencyEndpoint {
 
 	/**
 	 * {@code POST outbox/dead/{messageId}}: re-drives one dead outbox message;
+	 * {@code POST parked/{namespace}/{key}}: marks a parked key completed;
+	 * {@code POST dead-letters/{transport}/{name}?limit=&fromOffset=&partition=&fromId=}: re-drives
+	 * dead letters of a topic or stream.
+	 * @param section {@code outbox}, {@code parked} or {@code dead-letters}
+	 * @param first {@code dead}, the parked key's namespace, or the transport
+	 * @param rest the message id, the parked key, or the topic or stream
+	 * @param limit dead letters: the most, {@value #DEFAULT_PAGE_SIZE} if {@code null}, at most
+	 * {@value #MAX_PAGE_SIZE}
+	 * @param fromOffset Kafka dead letters: the first offset in each partition
+	 * @param partition Kafka dead letters: only this partition of the dead-letter topic
+	 * @param fromId Redis dead letters: the first record id
+	 * @param securityContext the caller, for the audit log
+	 * @return the outcome; 404 if there is no such dead message, parked key or transport
+	 */
+	@WriteOperation
+	public WebEndpointResponse<Object> act(@Selector String section, @Selector String first,
+			@Selector(match = Match.ALL_REMAINING) String[] rest, @Nullable Integer limit, @Nullable Long fromOffset,
+			@Nullable Integer partition, @Nullable String fromId, SecurityContext securityContext) {
+		if (DEAD_LETTERS.equals(section)) {
+			return deadLetters(first, rest, limit, fromOffset, partition, fromId, securityContext);
+		}
+		return act(section, first, rest, securityContext);
+	}
+
+	/**
+	 * {@code POST outbox/dead/{messageId}}: re-drives one dead outbox message;
 	 * {@code POST parked/{namespace}/{key}}: marks a parked key completed.
 	 * @param section {@code outbox} or {@code parked}
 	 * @param first {@code dead}, or the parked key's namespace
@@ -212,9 +290,8 @@ public class IdempotencyEndpoint {
 	 * @param securityContext the caller, for the audit log
 	 * @return the outcome; 404 if there is no such dead message or parked key
 	 */
-	@WriteOperation
-	public WebEndpointResponse<Object> act(@Selector String section, @Selector String first,
-			@Selector(match = Match.ALL_REMAINING) String[] rest, SecurityContext securityContext) {
+	public WebEndpointResponse<Object> act(String section, String first, String[] rest,
+			SecurityContext securityContext) {
 		String last = String.join("/", rest);
 		if ("outbox".equals(section) && "dead".equals(first)) {
 			OutboxAdmin admin = this.outbox;
@@ -244,7 +321,53 @@ public class IdempotencyEndpoint {
 			return completed ? ok(new ParkedOutcome(key.namespace(), key.value(), "COMPLETED"))
 					: notFound("Key '" + key.value() + "' in namespace '" + key.namespace() + "' is not parked");
 		}
-		return notFound("No section '" + section + "': try outbox/dead/{messageId} or parked/{namespace}/{key}");
+		return notFound("No section '" + section
+				+ "': try outbox/dead/{messageId}, parked/{namespace}/{key} or dead-letters/{transport}/{name}");
+	}
+
+	/**
+	 * Lists ({@code securityContext} {@code null}) or re-drives dead letters.
+	 */
+	private WebEndpointResponse<Object> deadLetters(String transport, String[] name, @Nullable Integer limit,
+			@Nullable Long fromOffset, @Nullable Integer partition, @Nullable String fromId,
+			@Nullable SecurityContext securityContext) {
+		DeadLetterSource source = this.deadLetters.get(transport);
+		if (source == null) {
+			return notFound("No dead letters of '" + transport + "'"
+					+ (this.deadLetters.isEmpty() ? "" : ": try " + String.join(", ", this.deadLetters.keySet()))
+					+ " (Kafka needs a ConsumerFactory and a ProducerFactory, Redis the stream adapter)");
+		}
+		String destination = String.join("/", name);
+		if (destination.isEmpty()) {
+			return badRequest("A topic or stream is required: dead-letters/" + transport + "/{name}");
+		}
+		if (fromOffset != null && fromOffset < 0) {
+			return badRequest("fromOffset must be at least 0");
+		}
+		DeadLetterSource.Query query = new DeadLetterSource.Query(bounded(limit), fromOffset, partition, fromId);
+		if (securityContext == null) {
+			try {
+				return ok(source.preview(destination, query));
+			}
+			catch (IllegalArgumentException ex) {
+				return badRequest(ex.getMessage());
+			}
+		}
+		try {
+			Object report = source.redrive(destination, query);
+			audit(securityContext, "re-drive of " + transport + " dead letters of '" + destination + "' (" + query
+					+ "): " + report);
+			return ok(report);
+		}
+		catch (IllegalArgumentException ex) {
+			return badRequest(ex.getMessage());
+		}
+		catch (RuntimeException ex) {
+			audit(securityContext, "re-drive of " + transport + " dead letters of '" + destination + "' (" + query
+					+ "): failed: " + ex);
+			return new WebEndpointResponse<>(new Problem(String.valueOf(ex.getMessage())),
+					WebEndpointResponse.STATUS_INTERNAL_SERVER_ERROR);
+		}
 	}
 
 	/**
@@ -350,9 +473,11 @@ public class IdempotencyEndpoint {
 	 * @param stores the store beans by name
 	 * @param outbox the outbox's backlog, or {@code null} without an outbox
 	 * @param parkedKeys whether parked keys are handled
+	 * @param deadLetters the transports whose dead letters can be re-driven ({@code kafka},
+	 * {@code redis})
 	 */
 	public record Overview(Map<String, StoreDescriptor> stores, OutboxBacklog.@Nullable Snapshot outbox,
-			boolean parkedKeys) {
+			boolean parkedKeys, List<String> deadLetters) {
 	}
 
 	/**

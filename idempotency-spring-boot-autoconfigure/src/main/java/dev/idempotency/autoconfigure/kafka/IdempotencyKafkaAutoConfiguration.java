@@ -1,8 +1,11 @@
 package dev.idempotency.autoconfigure.kafka;
 
+import java.time.Duration;
+
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.kafka.DeadLetterRecoverer;
+import dev.idempotency.kafka.DeadLetterRedrive;
 import dev.idempotency.kafka.IdempotentAfterRollbackProcessor;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaErrorHandlers;
@@ -18,12 +21,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -34,7 +40,8 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@code CommonErrorHandler}) retries with back-off, then a dead-letter topic, pausing instead on
  * infrastructure failures while fail-closed is on; the same decisions after a Kafka transaction
  * rolls back (unless the application defines its own {@code AfterRollbackProcessor}); at start-up, the
- * dedup retention of {@code @Idempotent} listeners is checked against their topics' retention.
+ * dedup retention of {@code @Idempotent} listeners is checked against their topics' retention; a
+ * {@link DeadLetterRedrive} re-drives dead-letter topics on request.
  *
  * @since 0.1.0
  */
@@ -43,6 +50,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 @ConditionalOnBooleanProperty(name = { "idempotency.enabled", "idempotency.kafka.enabled" }, matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyKafkaProperties.class)
 public final class IdempotencyKafkaAutoConfiguration {
+
+	// How long a re-drive may read its dead-letter topic, and wait for one send
+	private static final Duration DEAD_LETTER_REDRIVE_TIMEOUT = Duration.ofSeconds(30);
 
 	@Bean
 	static KafkaListenerContainerFactoryPostProcessor idempotencyKafkaListenerContainerFactoryPostProcessor() {
@@ -96,6 +106,27 @@ public final class IdempotencyKafkaAutoConfiguration {
 			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners) {
 		return new DeadLetterRecoverer(kafkaOperations, properties.getDeadLetter().getSuffix(),
 				() -> listeners.orderedStream().toList());
+	}
+
+	/**
+	 * Lists and re-drives the records of dead-letter topics, with the application's consumer and
+	 * producer configuration (a consumer without a group, a producer of bytes).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnSingleCandidate(ConsumerFactory.class)
+	@ConditionalOnBean(ProducerFactory.class)
+	DeadLetterRedrive idempotencyDeadLetterRedrive(ConsumerFactory<?, ?> consumerFactory,
+			ObjectProvider<ProducerFactory<?, ?>> producerFactories, IdempotencyKafkaProperties properties) {
+		// Asked for on each re-drive: a factory that cannot tell its configuration fails the re-drive only
+		return new DeadLetterRedrive(consumerFactory::getConfigurationProperties,
+				() -> producerFactory(producerFactories).getConfigurationProperties(),
+				properties.getDeadLetter().getSuffix(), DEAD_LETTER_REDRIVE_TIMEOUT);
+	}
+
+	private static ProducerFactory<?, ?> producerFactory(ObjectProvider<ProducerFactory<?, ?>> producerFactories) {
+		ProducerFactory<?, ?> producerFactory = producerFactories.getIfUnique();
+		return (producerFactory != null) ? producerFactory : producerFactories.orderedStream().findFirst().orElseThrow();
 	}
 
 	@Bean

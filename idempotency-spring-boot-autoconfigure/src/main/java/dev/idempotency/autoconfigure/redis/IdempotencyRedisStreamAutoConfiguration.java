@@ -3,6 +3,7 @@ package dev.idempotency.autoconfigure.redis;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.redis.stream.DeadLetterStreamRedrive;
 import dev.idempotency.redis.stream.JacksonRedisStreamPayloadConverter;
 import dev.idempotency.redis.stream.RedisStreamListenerAnnotationBeanPostProcessor;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
@@ -22,6 +23,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 
 /**
@@ -30,7 +32,7 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer;
  * a Redis idempotency store on the same Redis, in the script that completes the key), and have
  * their pending entries claimed, retried and dead-lettered. With fail-closed on (the
  * {@link FailClosedCircuits} bean), an infrastructure failure pauses a listener instead of counting
- * a delivery.
+ * a delivery. A {@link DeadLetterStreamRedrive} re-drives dead-letter streams on request.
  *
  * @since 0.1.0
  */
@@ -62,6 +64,17 @@ public final class IdempotencyRedisStreamAutoConfiguration {
 				properties.getRecoveryBackOff(), properties.getPayloadField());
 		return new RedisStreamListenerRegistry(endpoints, connectionFactory, settings,
 				payloadConverter.getIfAvailable(), () -> listeners.orderedStream().toList(), circuits.getIfAvailable());
+	}
+
+	/**
+	 * Lists and re-drives the entries of dead-letter streams.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	DeadLetterStreamRedrive idempotencyDeadLetterStreamRedrive(RedisConnectionFactory connectionFactory,
+			IdempotencyRedisStreamProperties properties) {
+		return new DeadLetterStreamRedrive(new StringRedisTemplate(connectionFactory),
+				properties.getDeadLetter().getSuffix());
 	}
 
 	/** Start-up notice of the redis-atomic completion on a Redis Cluster configured by Spring Boot. */

@@ -4,9 +4,13 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaAutoConfiguration;
 import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.kafka.DeadLetterRedrive;
+import dev.idempotency.redis.stream.DeadLetterStreamRedrive;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
@@ -16,21 +20,26 @@ import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.kafka.core.KafkaOperations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Conditions of {@link IdempotencyEndpointAutoConfiguration}: the endpoint with Actuator, a store
  * and exposure; none without any of them or with its access {@code none}; a bean of the
- * application's own wins; reads by default, writes only when its access is raised.
+ * application's own wins; reads by default, writes only when its access is raised; dead letters of
+ * the transports whose adapters run.
  */
 class IdempotencyEndpointAutoConfigurationTests {
 
@@ -146,6 +155,60 @@ class IdempotencyEndpointAutoConfigurationTests {
 			assertThat(overview.outbox().dead()).isZero();
 			assertThat(overview.parkedKeys()).isTrue();
 		});
+	}
+
+	@Test
+	void kafkaDeadLettersAreReDrivenWhenTheKafkaAdapterRuns() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class,
+					IdempotencyKafkaAutoConfiguration.class))
+			.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:9")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DeadLetterRedrive.class).hasSingleBean(DeadLetterSource.class);
+				assertThat(context.getBean(DeadLetterRedrive.class).deadLetterTopic("orders"))
+					.isEqualTo("orders.DLT");
+				assertThat(context.getBean(IdempotencyEndpoint.class).overview().deadLetters())
+					.containsExactly("kafka");
+			});
+	}
+
+	@Test
+	void theDeadLetterSuffixIsTheKafkaAdaptersOwn() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class,
+					IdempotencyKafkaAutoConfiguration.class))
+			.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:9",
+					"idempotency.kafka.dead-letter.suffix=-dead")
+			.run((context) -> assertThat(context.getBean(DeadLetterRedrive.class).deadLetterTopic("orders"))
+				.isEqualTo("orders-dead"));
+	}
+
+	@Test
+	void redisDeadLettersAreReDrivenWhenTheStreamAdapterRuns() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					IdempotencyRedisStreamAutoConfiguration.class))
+			.withPropertyValues("idempotency.redis.stream.dead-letter.suffix=:dead")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DeadLetterStreamRedrive.class).hasSingleBean(DeadLetterSource.class);
+				assertThat(context.getBean(DeadLetterStreamRedrive.class).deadLetterStream("orders"))
+					.isEqualTo("orders:dead");
+				assertThat(context.getBean(IdempotencyEndpoint.class).overview().deadLetters())
+					.containsExactly("redis");
+			});
+	}
+
+	@Test
+	void withoutKafkaAndRedisTheEndpointHasNoDeadLetters() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class,
+					IdempotencyKafkaAutoConfiguration.class, DataRedisAutoConfiguration.class,
+					IdempotencyRedisStreamAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(KafkaOperations.class, StringRedisTemplate.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(DeadLetterSource.class);
+				assertThat(context.getBean(IdempotencyEndpoint.class).overview().deadLetters()).isEmpty();
+			});
 	}
 
 	@Configuration(proxyBeanMethods = false)
