@@ -100,7 +100,7 @@ abstract class AbstractJdbcKeyInspectorTests {
 			this.store.recordFingerprint(key, claim, FINGERPRINT);
 		});
 		assertThat(this.store.inspect(key)).isEqualTo(new KeyRecord(key, KeyRecord.Status.COMPLETED, claimedAt,
-				claimedAt.plus(RETENTION), false, null, 0, true, false));
+				claimedAt.plus(RETENTION), false, null, 0, true, false, 0, null));
 	}
 
 	@Test
@@ -133,7 +133,7 @@ abstract class AbstractJdbcKeyInspectorTests {
 		this.leased.recordFingerprint(key, claim, FINGERPRINT);
 		this.leased.recordResult(key, claim, "\"ok\"");
 		KeyRecord inProgress = new KeyRecord(key, KeyRecord.Status.PROCESSING, claimedAt, claimedAt.plus(RETENTION),
-				true, claimedAt.plus(LEASE), 1, true, true);
+				true, claimedAt.plus(LEASE), 1, true, true, 0, null);
 		assertThat(this.store.inspect(key)).isEqualTo(inProgress);
 		assertThat(inProgress.mayStillRun(this.clock.instant())).isTrue();
 		assertThat(this.store.release(key, false)).isEqualTo(KeyRelease.REFUSED_IN_PROGRESS);
