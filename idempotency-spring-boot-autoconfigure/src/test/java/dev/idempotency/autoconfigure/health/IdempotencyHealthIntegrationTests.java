@@ -14,6 +14,7 @@ import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.redis.stream.RedisStreamListener;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.testsupport.RedisServerProcess;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestRedisConnections;
 import org.junit.jupiter.api.AfterAll;
@@ -199,6 +200,24 @@ class IdempotencyHealthIntegrationTests {
 				assertThat(stopped.getStatus()).isEqualTo(Status.UP);
 				assertThat(listenerDetails(stopped)).containsEntry("running", false).doesNotContainKey("inactiveFor");
 			});
+	}
+
+	@Test
+	void redisStoreTurnsDownWhenItsOwnRedisIsStoppedAndUpWhenItIsBack() throws Exception {
+		try (RedisServerProcess redis = new RedisServerProcess()) {
+			redis.start();
+			this.contextRunner
+				.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+						"idempotency.store.type=redis")
+				.run((context) -> {
+					awaitStatus(context, "idempotencyStore", Status.UP);
+					redis.kill();
+					awaitStatus(context, "idempotencyStore", Status.DOWN);
+					assertThat(health(context, "idempotencyStore").getDetails()).containsEntry("store", "redis");
+					redis.start();
+					awaitStatus(context, "idempotencyStore", Status.UP);
+				});
+		}
 	}
 
 	private static Health health(AssertableApplicationContext context, String name) {

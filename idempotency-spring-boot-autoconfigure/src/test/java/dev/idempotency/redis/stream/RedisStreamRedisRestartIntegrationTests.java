@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.testsupport.RedisServerProcess;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;

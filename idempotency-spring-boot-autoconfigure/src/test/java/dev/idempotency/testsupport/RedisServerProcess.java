@@ -1,4 +1,4 @@
-package dev.idempotency.redis.stream;
+package dev.idempotency.testsupport;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -10,23 +10,23 @@ import java.util.concurrent.TimeUnit;
  * A {@code redis-server} of the test's own, on a free port, without persistence, that can be killed
  * and started again on the same port (an empty Redis, as after a restart that lost its data).
  */
-final class RedisServerProcess implements AutoCloseable {
+public final class RedisServerProcess implements AutoCloseable {
 
 	private final int port;
 
 	private Process process;
 
-	RedisServerProcess() throws IOException {
+	public RedisServerProcess() throws IOException {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			this.port = socket.getLocalPort();
 		}
 	}
 
-	int port() {
+	public int port() {
 		return this.port;
 	}
 
-	void start() throws IOException, InterruptedException {
+	public void start() throws IOException, InterruptedException {
 		this.process = new ProcessBuilder("redis-server", "--port", String.valueOf(this.port), "--save", "",
 				"--appendonly", "no", "--daemonize", "no", "--bind", "127.0.0.1")
 			.redirectErrorStream(true)
@@ -44,7 +44,7 @@ final class RedisServerProcess implements AutoCloseable {
 		throw new IllegalStateException("redis-server did not start on port " + this.port);
 	}
 
-	void kill() throws InterruptedException {
+	public void kill() throws InterruptedException {
 		if (this.process != null) {
 			this.process.destroyForcibly();
 			this.process.waitFor(10, TimeUnit.SECONDS);
