@@ -8,6 +8,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 import org.redisson.config.SentinelServersConfig;
 
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -47,9 +48,12 @@ final class SpringDataRedisClients {
 		Config config = new Config();
 		BaseConfig<?> server;
 		if (StringUtils.hasText(sentinelMaster)) {
+			// Reads from the primary: a claim's GET on a lagging replica would see a completed key as
+			// still in progress (Redisson reads from replicas by default).
 			SentinelServersConfig sentinel = config.useSentinelServers()
 				.setMasterName(sentinelMaster)
-				.setDatabase(database);
+				.setDatabase(database)
+				.setReadMode(ReadMode.MASTER);
 			for (String node : binder.bind(PREFIX + "sentinel.nodes", Bindable.listOf(String.class))
 				.orElse(List.of())) {
 				sentinel.addSentinelAddress(scheme + node.trim());
@@ -65,7 +69,7 @@ final class SpringDataRedisClients {
 			server = sentinel;
 		}
 		else if (!clusterNodes.isEmpty()) {
-			ClusterServersConfig cluster = config.useClusterServers();
+			ClusterServersConfig cluster = config.useClusterServers().setReadMode(ReadMode.MASTER);
 			for (String node : clusterNodes) {
 				cluster.addNodeAddress(scheme + node.trim());
 			}

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.redisson.api.RedissonClient;
+import org.redisson.config.ReadMode;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -66,6 +67,8 @@ class RedissonClusterClientIntegrationTests {
 				assertThat(context).hasNotFailed().hasBean("idempotencyRedissonClient");
 				RedissonClient client = context.getBean(RedissonClient.class);
 				assertThat(client.getConfig().isClusterConfig()).isTrue();
+				// A claim's read on a lagging replica would see a completed key as still in progress.
+				assertThat(client.getConfig().useClusterServers().getReadMode()).isEqualTo(ReadMode.MASTER);
 				RedissonIdempotencyStore store = context.getBean(RedissonIdempotencyStore.class);
 				Set<Integer> primaries = new HashSet<>();
 				for (int i = 0; i < 30; i++) {
