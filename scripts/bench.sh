@@ -29,7 +29,7 @@
 #                                            and an in-process Kafka broker, against the same listeners with the
 #                                            hand-written insert-or-ignore, with 1 and 4 consumers (~5 min).
 #                                            Options: --messages N --rounds N --warmup N --concurrency 1,4
-#                                            --variants hand-record,starter-record,hand-batch,starter-batch
+#                                            --variants plain-record,hand-record,starter-record,hand-batch,starter-batch
 #   scripts/bench.sh --suite filters         issue 15: duplicate filters on PostgreSQL + Redis: a replay storm (keys already
 #                                            processed, re-delivered with 10% new ones) and the normal 10%-duplicates
 #                                            workload through @Idempotent (JDBC store), filters off (none) against bloom,

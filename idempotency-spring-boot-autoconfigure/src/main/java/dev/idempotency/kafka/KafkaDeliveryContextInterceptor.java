@@ -1,7 +1,6 @@
 package dev.idempotency.kafka;
 
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
@@ -56,10 +55,8 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 	 * {@code Acknowledgment} acknowledges)
 	 */
 	public static DeliveryContext deliveryOf(ConsumerRecord<?, ?> record, @Nullable String groupId) {
-		Map<String, Object> variables = new LinkedHashMap<>();
-		variables.put("record", record);
-		variables.put("headers", headers(record));
-		return new DeliveryContext(messageId(record), groupId, variables, null);
+		return new DeliveryContext(messageId(record), groupId,
+				Map.of("record", record, "headers", new RecordHeaderValues(record.headers())), null);
 	}
 
 	/**
@@ -75,14 +72,6 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 			return new String(header.value(), StandardCharsets.UTF_8);
 		}
 		return record.topic() + ":" + record.partition() + ":" + record.offset();
-	}
-
-	private static Map<String, String> headers(ConsumerRecord<?, ?> record) {
-		Map<String, String> headers = new LinkedHashMap<>();
-		for (Header header : record.headers()) {
-			headers.put(header.key(), (header.value() != null) ? new String(header.value(), StandardCharsets.UTF_8) : "");
-		}
-		return headers;
 	}
 
 	static @Nullable String groupId(Consumer<?, ?> consumer) {

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyReconciler;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.core.UnfinishedClaim;
@@ -75,6 +76,10 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	/** Values behind the stream gauges, by meter name and tags; gauges hold them weakly. */
 	private final Map<String, AtomicLong> gaugeValues = new ConcurrentHashMap<>();
 
+	// Every message records an outcome: looking its timer up by tags in the registry each time
+	// (building Tags and a Meter.Id) costs more than the recording itself.
+	private final Map<InvocationTags, Timer> invocationTimers = new ConcurrentHashMap<>();
+
 	private final MeterProvider<Counter> outboxPublished;
 
 	private final MeterProvider<Counter> outboxFailed;
@@ -131,12 +136,17 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 
 	@Override
 	public void onOutcome(IdempotencyEvent event) {
-		String exception = (event.failure() != null) ? event.failure().getClass().getSimpleName() : "none";
-		this.invocations
-			.withTags(IdempotencyMeters.NAMESPACE_TAG, event.namespace(), IdempotencyMeters.OUTCOME_TAG,
-					event.outcome().tag(), IdempotencyMeters.STORE_TAG, event.store(), IdempotencyMeters.EXCEPTION_TAG,
-					exception)
+		Class<?> failure = (event.failure() != null) ? event.failure().getClass() : null;
+		this.invocationTimers.computeIfAbsent(new InvocationTags(event.namespace(), event.outcome(), event.store(), failure),
+				this::invocationTimer)
 			.record(event.duration());
+	}
+
+	private Timer invocationTimer(InvocationTags tags) {
+		String exception = (tags.failure() != null) ? tags.failure().getSimpleName() : "none";
+		return this.invocations.withTags(IdempotencyMeters.NAMESPACE_TAG, tags.namespace(),
+				IdempotencyMeters.OUTCOME_TAG, tags.outcome().tag(), IdempotencyMeters.STORE_TAG, tags.store(),
+				IdempotencyMeters.EXCEPTION_TAG, exception);
 	}
 
 	@Override
@@ -271,6 +281,10 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
 					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
 			.increment();
+	}
+
+	private record InvocationTags(String namespace, IdempotencyOutcome outcome, String store,
+			@Nullable Class<?> failure) {
 	}
 
 }

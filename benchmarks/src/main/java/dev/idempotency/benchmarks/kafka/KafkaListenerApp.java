@@ -21,8 +21,11 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  */
 final class KafkaListenerApp implements AutoCloseable {
 
-	/** The id of every variant's {@code @KafkaListener}. */
-	static final String LISTENER_ID = "bench";
+	/**
+	 * The id of every variant's {@code @KafkaListener}: one per application, so that the consumer
+	 * threads ({@code <id>-<n>-C-1}) of one variant can be told from the others'.
+	 */
+	static final String LISTENER_ID = "${bench.listener-id}";
 
 	private final String name;
 
@@ -31,6 +34,8 @@ final class KafkaListenerApp implements AutoCloseable {
 	private final String topic;
 
 	private final String group;
+
+	private final String listenerId;
 
 	private final ConfigurableApplicationContext context;
 
@@ -41,16 +46,19 @@ final class KafkaListenerApp implements AutoCloseable {
 		this.concurrency = concurrency;
 		this.topic = "bench-kafka-" + runId + "-" + name + "-c" + concurrency;
 		this.group = "bench-" + name + "-c" + concurrency + "-" + runId;
+		this.listenerId = "bench-" + name + "-c" + concurrency;
 		Class<?> listener = switch (name) {
 			case "hand-record" -> HandRecordListener.class;
+			case "plain-record" -> PlainRecordListener.class;
 			case "starter-record" -> StarterRecordListener.class;
 			case "hand-batch" -> HandBatchListener.class;
 			case "starter-batch" -> StarterBatchListener.class;
 			default -> throw new IllegalArgumentException("Unknown variant '" + name
-					+ "'; use hand-record, starter-record, hand-batch, starter-batch");
+					+ "'; use plain-record, hand-record, starter-record, hand-batch, starter-batch");
 		};
 		broker.addTopics(new NewTopic(this.topic, KafkaRounds.PARTITIONS, (short) 1));
-		Map<String, Object> properties = BootApps.properties(Database.POSTGRESQL, concurrency + 2);
+		// Spring Boot's default pool (no Hikari settings): the configuration a user gets without tuning.
+		Map<String, Object> properties = BootApps.defaultPoolProperties(Database.POSTGRESQL);
 		properties.put("spring.kafka.bootstrap-servers", broker.getBrokersAsString());
 		properties.put("spring.kafka.consumer.group-id", this.group);
 		properties.put("spring.kafka.consumer.auto-offset-reset", "earliest");
@@ -59,7 +67,11 @@ final class KafkaListenerApp implements AutoCloseable {
 		// A paused consumer sits in poll() until this timeout: it bounds the delay of a resume.
 		properties.put("spring.kafka.listener.poll-timeout", "50ms");
 		properties.put("spring.kafka.listener.type", name.endsWith("batch") ? "batch" : "single");
+		if (name.equals("plain-record")) {
+			properties.put("spring.kafka.listener.ack-mode", "manual");
+		}
 		properties.put("bench.topic", this.topic);
+		properties.put("bench.listener-id", this.listenerId);
 		properties.put("idempotency.enabled", name.startsWith("starter"));
 		properties.put("idempotency.store.type", "jdbc");
 		properties.put("idempotency.retention", "1h");
@@ -67,7 +79,7 @@ final class KafkaListenerApp implements AutoCloseable {
 		properties.put("idempotency.jdbc.initialize-schema", "never");
 		properties.put("idempotency.jdbc.purge.enabled", "false");
 		this.context = BootApps.run(properties, KafkaApp.class, listener);
-		this.container = this.context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(LISTENER_ID);
+		this.container = this.context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(this.listenerId);
 		this.container.start();
 		Waits.await("partitions assigned to " + name, () -> this.container.getAssignedPartitions() != null
 				&& this.container.getAssignedPartitions().size() == KafkaRounds.PARTITIONS);
@@ -87,6 +99,11 @@ final class KafkaListenerApp implements AutoCloseable {
 
 	String group() {
 		return this.group;
+	}
+
+	/** The prefix of this variant's consumer thread names. */
+	String consumerThreadPrefix() {
+		return this.listenerId + "-";
 	}
 
 	void pause() {

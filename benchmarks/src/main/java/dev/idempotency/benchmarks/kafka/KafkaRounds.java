@@ -13,6 +13,7 @@ import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
+import dev.idempotency.benchmarks.support.ThreadCost;
 import dev.idempotency.benchmarks.support.Waits;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -83,6 +84,7 @@ final class KafkaRounds implements AutoCloseable {
 		this.producer.flush();
 		Map<TopicPartition, Long> end = endOffsets(variant.topic());
 		// Timed: from resuming the container until the group has committed every record.
+		ThreadCost before = ThreadCost.of(variant.consumerThreadPrefix());
 		long start = System.nanoTime();
 		variant.resume();
 		long deadline = start + Duration.ofMinutes(2).toNanos();
@@ -92,13 +94,15 @@ final class KafkaRounds implements AutoCloseable {
 			done = isDone(variant.group(), end);
 		}
 		long elapsed = System.nanoTime() - start;
+		String cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
 		double seconds = elapsed / 1e9;
 		List<String> problems = LedgerTables.problems(this.adminJdbc,
 				source.expected(LedgerTables.ACCOUNTS, false), true);
 		if (!done) {
 			problems.add(0, "not finished within 2 minutes");
 		}
-		String counts = "records=" + source.issued() + " ledger=" + LedgerTables.ledgerRows(this.adminJdbc);
+		String counts = "records=" + source.issued() + " ledger=" + LedgerTables.ledgerRows(this.adminJdbc)
+				+ " " + cost;
 		String verdict = problems.isEmpty() ? "OK (" + counts + ")"
 				: "WRONG — " + String.join("; ", problems) + " (" + counts + ")";
 		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict);

@@ -1,6 +1,7 @@
 package dev.idempotency.benchmarks.report;
 
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 import dev.idempotency.benchmarks.support.InterleavedRounds;
@@ -21,27 +22,42 @@ public final class RoundsTable {
 	 */
 	public static String of(List<InterleavedRounds.Row> rows, String ratioHeader, Function<String, String> baselineOf,
 			List<String> verdicts) {
+		return of(rows, Map.of(ratioHeader, baselineOf), verdicts);
+	}
+
+	/**
+	 * The same table with one ratio column per entry of {@code ratios} (header to baseline of a
+	 * variant), in the map's order.
+	 */
+	public static String of(List<InterleavedRounds.Row> rows, Map<String, Function<String, String>> ratios,
+			List<String> verdicts) {
 		StringBuilder out = new StringBuilder();
-		out.append("| variant | consumers | msgs/s (median) | rounds min–max | ").append(ratioHeader)
-			.append(" | correctness |\n|---|---|---|---|---|---|\n");
+		out.append("| variant | consumers | msgs/s (median) | rounds min–max | ");
+		ratios.keySet().forEach((header) -> out.append(header).append(" | "));
+		out.append("correctness |\n|---|---|---|---|").append("---|".repeat(ratios.size())).append("---|\n");
 		for (InterleavedRounds.Row row : rows) {
-			String baselineName = baselineOf.apply(row.variant());
-			double baseline = rows.stream()
-				.filter((other) -> other.variant().equals(baselineName) && other.concurrency() == row.concurrency())
-				.mapToDouble((other) -> Stats.median(other.rates()))
-				.findFirst()
-				.orElse(Double.NaN);
 			double median = Stats.median(row.rates());
 			out.append("| ").append(row.variant()).append(" | ").append(row.concurrency()).append(" | ")
 				.append(HarnessReport.fmt(median)).append(" | ")
 				.append(HarnessReport.range(row.rates()))
-				.append(" | ").append(String.format("%.2f", median / baseline)).append(" | ")
-				.append(row.failures().isEmpty() ? "OK" : "**WRONG** (" + row.failures().size() + " rounds)")
+				.append(" | ");
+			ratios.values().forEach((baselineOf) -> out
+				.append(String.format("%.2f", median / baselineMedian(rows, baselineOf.apply(row.variant()), row.concurrency())))
+				.append(" | "));
+			out.append(row.failures().isEmpty() ? "OK" : "**WRONG** (" + row.failures().size() + " rounds)")
 				.append(" |\n");
 		}
 		out.append("\nRounds:\n\n");
 		verdicts.forEach((line) -> out.append("- ").append(line).append('\n'));
 		return out.toString();
+	}
+
+	private static double baselineMedian(List<InterleavedRounds.Row> rows, String baseline, int concurrency) {
+		return rows.stream()
+			.filter((other) -> other.variant().equals(baseline) && other.concurrency() == concurrency)
+			.mapToDouble((other) -> Stats.median(other.rates()))
+			.findFirst()
+			.orElse(Double.NaN);
 	}
 
 }

@@ -24,6 +24,20 @@ public final class BootApps {
 		return properties;
 	}
 
+	/**
+	 * The connection to {@code database} with Spring Boot's default pool (no Hikari settings, auto-commit
+	 * on, the database's default isolation), quiet logging.
+	 */
+	public static Map<String, Object> defaultPoolProperties(Database database) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.datasource.url", database.url());
+		properties.put("spring.datasource.username", database.user());
+		properties.put("spring.datasource.password", database.password());
+		properties.put("spring.main.banner-mode", "off");
+		properties.put("logging.level.root", "warn");
+		return properties;
+	}
+
 	/** Adds the Spring Data Redis connection to the server under test. */
 	public static Map<String, Object> withRedis(Map<String, Object> properties) {
 		properties.put("spring.data.redis.host", RedisConnections.host());

@@ -25,9 +25,11 @@ public final class LedgerTables {
 			+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
 			+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
 
-	private static final String CREDIT = "UPDATE bench_stream_account SET balance = balance + ? WHERE id = ?";
+	/** The business credit: parameters amount, account. */
+	public static final String CREDIT = "UPDATE bench_stream_account SET balance = balance + ? WHERE id = ?";
 
-	private static final String LEDGER = "INSERT INTO bench_stream_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)";
+	/** The business ledger row: parameters key, account, amount. */
+	public static final String LEDGER = "INSERT INTO bench_stream_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)";
 
 	private static final String[] DDL = { """
 			CREATE TABLE IF NOT EXISTS bench_stream_account (

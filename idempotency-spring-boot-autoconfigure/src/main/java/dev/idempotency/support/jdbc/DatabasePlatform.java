@@ -46,11 +46,17 @@ public enum DatabasePlatform {
 	 */
 	public Object timestamp(Instant instant) {
 		return switch (this) {
-			case POSTGRESQL -> OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+			case POSTGRESQL -> OffsetDateTime.of(utcDateTime(instant), ZoneOffset.UTC);
 			// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
-			case MYSQL, MARIADB -> LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+			case MYSQL, MARIADB -> utcDateTime(instant);
 			case GENERIC -> Timestamp.from(instant);
 		};
+	}
+
+	// Not LocalDateTime.ofInstant(instant, UTC): on Java 17 that asks ZoneOffset.UTC for its rules,
+	// which builds a new ZoneRules (with a ConcurrentHashMap) on every call, several times per claim.
+	private static LocalDateTime utcDateTime(Instant instant) {
+		return LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
 	}
 
 	/**

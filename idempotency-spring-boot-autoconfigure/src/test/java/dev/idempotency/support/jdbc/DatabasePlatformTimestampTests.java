@@ -1,0 +1,28 @@
+package dev.idempotency.support.jdbc;
+
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DatabasePlatformTimestampTests {
+
+	@ParameterizedTest
+	@ValueSource(strings = { "2026-11-26T04:11:22.561671123Z", "1969-12-31T23:59:59.999999999Z", "1970-01-01T00:00:00Z",
+			"2038-01-19T03:14:08Z", "9999-12-31T23:59:59.999Z" })
+	void bindsTheInstantAsUtcOnEveryPlatform(String text) {
+		Instant instant = Instant.parse(text);
+		assertThat(DatabasePlatform.POSTGRESQL.timestamp(instant))
+			.isEqualTo(OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+		assertThat(DatabasePlatform.MARIADB.timestamp(instant)).isEqualTo(LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+		assertThat(DatabasePlatform.MYSQL.timestamp(instant)).isEqualTo(LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+		assertThat(DatabasePlatform.GENERIC.timestamp(instant)).isEqualTo(Timestamp.from(instant));
+	}
+
+}
