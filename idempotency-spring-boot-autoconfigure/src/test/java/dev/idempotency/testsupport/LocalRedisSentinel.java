@@ -14,7 +14,6 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
 
-import static dev.idempotency.testsupport.RedisProcesses.cli;
 import static dev.idempotency.testsupport.RedisProcesses.installed;
 import static dev.idempotency.testsupport.RedisProcesses.sleep;
 
@@ -155,6 +154,16 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 */
 	public String role(int port) {
 		return field(cli(port, "INFO", "replication"), "role");
+	}
+
+	/**
+	 * Runs {@code redis-cli} against one of the servers, for a test that looks at a server directly.
+	 * @param port the server's port
+	 * @param arguments the command and its arguments
+	 * @return what {@code redis-cli} printed
+	 */
+	public String cli(int port, String... arguments) {
+		return RedisProcesses.cli(port, arguments);
 	}
 
 	/**
