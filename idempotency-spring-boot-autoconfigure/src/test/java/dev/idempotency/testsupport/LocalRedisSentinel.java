@@ -233,7 +233,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 		Path dir = this.directory.resolve("redis-" + port);
 		List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
 				"127.0.0.1", "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
-				"--protected-mode", "no"));
+				"--protected-mode", "no", "--repl-diskless-sync-delay", "0"));
 		if (primary != null) {
 			command.addAll(List.of("--replicaof", "127.0.0.1", String.valueOf(primary)));
 		}
