@@ -11,7 +11,6 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Assumptions;
 
-import static dev.idempotency.testsupport.RedisProcesses.cli;
 import static dev.idempotency.testsupport.RedisProcesses.installed;
 import static dev.idempotency.testsupport.RedisProcesses.sleep;
 
@@ -144,6 +143,16 @@ public final class LocalRedisCluster implements AutoCloseable {
 			}
 		}
 		throw new IllegalStateException("No primary serves slot " + slot);
+	}
+
+	/**
+	 * Runs {@code redis-cli} against one node, for a test that talks to a node directly.
+	 * @param port the node's port
+	 * @param arguments the command and its arguments
+	 * @return what {@code redis-cli} printed
+	 */
+	public String cli(int port, String... arguments) {
+		return RedisProcesses.cli(port, arguments);
 	}
 
 	/**
