@@ -167,6 +167,30 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	}
 
 	/**
+	 * Holds the replicas' replication back for {@code duration} ({@code CLIENT PAUSE WRITE} on each
+	 * replica: it still answers reads, and applies the primary's writes only when the pause ends). A
+	 * primary killed meanwhile takes the writes it acknowledged during the pause with it: the replica
+	 * drops what it had received but not applied when its link breaks. This is the window of
+	 * asynchronous replication, made as wide as a test needs.
+	 * @param duration how long to hold the replicas back
+	 */
+	public void holdReplicasBack(Duration duration) {
+		int primary = primary();
+		for (int port : serverPorts()) {
+			Process process;
+			synchronized (this.servers) {
+				process = this.servers.get(port);
+			}
+			if (port != primary && process.isAlive()) {
+				String answer = cli(port, "CLIENT", "PAUSE", String.valueOf(duration.toMillis()), "WRITE").trim();
+				if (!"OK".equals(answer)) {
+					throw new IllegalStateException("CLIENT PAUSE on " + port + ": " + answer);
+				}
+			}
+		}
+	}
+
+	/**
 	 * Kills the current primary with {@code SIGKILL}, as a crashed server; what it had not passed on to
 	 * its replica is gone with it.
 	 * @return the killed primary's port
