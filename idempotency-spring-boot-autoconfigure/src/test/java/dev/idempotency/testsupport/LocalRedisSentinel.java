@@ -19,7 +19,7 @@ import static dev.idempotency.testsupport.RedisProcesses.sleep;
 
 /**
  * A Redis primary with one replica, watched by three Sentinels, all of the test's own: five
- * {@code redis-server} processes on free loopback ports (two of them with {@code --sentinel}),
+ * {@code redis-server} processes on free loopback ports (three of them with {@code --sentinel}),
  * without persistence, their files in a temporary directory. It never touches the machine's own
  * Redis. {@link #start()} returns once the replica is linked and every Sentinel knows the replica and
  * the two other Sentinels; {@link #close()} kills the processes and deletes the directory, and a
@@ -48,7 +48,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 
 	private static final Duration STARTUP = Duration.ofSeconds(60);
 
-	/** {@code apt-get install redis-server} installs {@code redis-cli} (redis-tools) with it. */
+	/** What to install on Debian or Ubuntu ({@code redis-cli} comes with redis-server's redis-tools). */
 	static final String INSTALL = "apt-get install redis-server redis-sentinel";
 
 	private final Path directory;
