@@ -191,6 +191,21 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	}
 
 	/**
+	 * Ends a {@link #holdReplicasBack} pause early ({@code CLIENT UNPAUSE} on every live server).
+	 */
+	public void releaseReplicas() {
+		for (int port : serverPorts()) {
+			Process process;
+			synchronized (this.servers) {
+				process = this.servers.get(port);
+			}
+			if (process.isAlive()) {
+				cli(port, "CLIENT", "UNPAUSE");
+			}
+		}
+	}
+
+	/**
 	 * Kills the current primary with {@code SIGKILL}, as a crashed server; what it had not passed on to
 	 * its replica is gone with it.
 	 * @return the killed primary's port

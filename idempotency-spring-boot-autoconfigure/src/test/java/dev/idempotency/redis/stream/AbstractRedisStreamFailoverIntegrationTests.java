@@ -66,19 +66,28 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		String[] redis = startRedis();
-		this.context = new SpringApplicationBuilder(FailoverApplication.class).web(WebApplicationType.NONE)
+		this.context = startApplication(this.run, startRedis(), storeProperties());
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(10));
+	}
+
+	/**
+	 * Starts the application: the listener of the stream {@code rs-failover-<run>} and its ledger.
+	 * @param run the test class's run id
+	 * @param redis the properties of the Redis under test
+	 * @param store the store's properties
+	 * @return the running application
+	 */
+	static ConfigurableApplicationContext startApplication(String run, String[] redis, String[] store) {
+		return new SpringApplicationBuilder(FailoverApplication.class).web(WebApplicationType.NONE)
 			.properties(redis)
-			.properties("it.run=" + this.run,
-					"spring.datasource.url=jdbc:h2:mem:rs-failover-" + this.run + ";DB_CLOSE_DELAY=-1",
+			.properties("it.run=" + run, "spring.datasource.url=jdbc:h2:mem:rs-failover-" + run + ";DB_CLOSE_DELAY=-1",
 					// Spring Boot's Lettuce defaults otherwise: no periodic or adaptive topology refresh.
 					"spring.data.redis.timeout=2s", "idempotency.redis.stream.batch-size=10",
 					"idempotency.redis.stream.poll-timeout=200ms", "idempotency.redis.stream.min-idle=1s",
 					"idempotency.redis.stream.claim-interval=200ms", "idempotency.redis.stream.max-deliveries=5",
 					"idempotency.redis.stream.recovery-back-off=200ms")
-			.properties(storeProperties())
+			.properties(store)
 			.run();
-		awaitEverySubscriptionActive(Duration.ofSeconds(10));
 	}
 
 	/**
@@ -202,7 +211,7 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 			Set<String> inStream = orderIds(redis.opsForStream().range(this.stream, Range.unbounded()));
 			return applied(jdbc).containsAll(inStream) && pending(redis, this.stream, this.stream) == 0;
 		});
-		awaitEverySubscriptionActive(Duration.ofSeconds(30));
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(30));
 		assertThat(redis.opsForStream().groups(this.stream).stream().map((group) -> group.groupName()))
 			.contains(this.stream);
 		List<String> twice = jdbc.queryForList(
@@ -253,8 +262,9 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 		return without;
 	}
 
-	private void awaitEverySubscriptionActive(Duration timeout) {
-		RedisStreamListenerRegistry registry = this.context.getBean(RedisStreamListenerRegistry.class);
+	/** Waits until every listener container runs with all its subscriptions active. */
+	static void awaitEverySubscriptionActive(ConfigurableApplicationContext context, Duration timeout) {
+		RedisStreamListenerRegistry registry = context.getBean(RedisStreamListenerRegistry.class);
 		await().atMost(timeout)
 			.until(() -> registry.getListenerContainers()
 				.stream()
@@ -282,7 +292,7 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 		return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanoTime);
 	}
 
-	private static Set<String> applied(JdbcTemplate jdbc) {
+	static Set<String> applied(JdbcTemplate jdbc) {
 		return new HashSet<>(jdbc.queryForList("SELECT order_id FROM rs_failover_ledger", String.class));
 	}
 
