@@ -1,13 +1,5 @@
 package dev.idempotency.testsupport;
 
-import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,11 +7,12 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
+
+import static dev.idempotency.testsupport.RedisProcesses.installed;
+import static dev.idempotency.testsupport.RedisProcesses.sleep;
 
 /**
  * A Redis Cluster of the test's own: six {@code redis-server} processes on free loopback ports (three
@@ -61,13 +54,8 @@ public final class LocalRedisCluster implements AutoCloseable {
 	public static LocalRedisCluster start() {
 		Assumptions.assumeTrue(installed("redis-server") && installed("redis-cli"),
 				"redis-server and redis-cli are needed for the Redis Cluster tests: apt-get install redis-server");
-		LocalRedisCluster cluster;
-		try {
-			cluster = new LocalRedisCluster(Files.createTempDirectory("idempotency-redis-cluster-"));
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		LocalRedisCluster cluster = new LocalRedisCluster(
+				RedisProcesses.temporaryDirectory("idempotency-redis-cluster-"));
 		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
 		try {
 			cluster.startNodes();
@@ -158,6 +146,16 @@ public final class LocalRedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * Runs {@code redis-cli} against one node, for a test that talks to a node directly.
+	 * @param port the node's port
+	 * @param arguments the command and its arguments
+	 * @return what {@code redis-cli} printed
+	 */
+	public String cli(int port, String... arguments) {
+		return RedisProcesses.cli(port, arguments);
+	}
+
+	/**
 	 * Kills a node with {@code SIGKILL}, as a crashed server; its data is gone with it.
 	 * @param port the node's port
 	 */
@@ -169,13 +167,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 		if (process == null) {
 			throw new IllegalArgumentException("No node on port " + port);
 		}
-		process.destroyForcibly();
-		try {
-			process.waitFor(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		RedisProcesses.kill(process);
 	}
 
 	/**
@@ -214,43 +206,31 @@ public final class LocalRedisCluster implements AutoCloseable {
 			all = new ArrayList<>(this.processes.values());
 		}
 		all.forEach(Process::destroyForcibly);
-		for (Process process : all) {
-			try {
-				process.waitFor(10, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
-		deleteDirectory();
+		all.forEach(RedisProcesses::kill);
+		RedisProcesses.deleteDirectory(this.directory);
 	}
 
 	private void startNodes() {
-		List<Integer> free = freePorts(NODES * 2);
+		List<Integer> free = RedisProcesses.freePorts(NODES * 2);
 		for (int i = 0; i < NODES; i++) {
 			int port = free.get(i);
 			int busPort = free.get(NODES + i);
 			Path dir = this.directory.resolve("node-" + port);
-			try {
-				Files.createDirectories(dir);
-				Process process = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind",
-						"127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String.valueOf(busPort),
-						"--cluster-config-file", dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
-						String.valueOf(NODE_TIMEOUT_MILLIS), "--dir", dir.toString(), "--save", "", "--appendonly",
-						"no", "--daemonize", "no", "--protected-mode", "no")
-					.redirectErrorStream(true)
-					.redirectOutput(dir.resolve("redis.log").toFile())
-					.start();
-				synchronized (this.processes) {
-					this.processes.put(port, process);
-				}
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException("Could not start redis-server on port " + port, ex);
+			Process process = RedisProcesses.start(List.of("redis-server", "--port", String.valueOf(port), "--bind",
+					"127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String.valueOf(busPort),
+					"--cluster-config-file", dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
+					String.valueOf(NODE_TIMEOUT_MILLIS), "--dir", dir.toString(), "--save", "", "--appendonly", "no",
+					"--daemonize", "no", "--protected-mode", "no"), dir.resolve("redis.log"));
+			synchronized (this.processes) {
+				this.processes.put(port, process);
 			}
 		}
-		for (int port : ports()) {
-			awaitListening(port);
+		synchronized (this.processes) {
+			this.processes.forEach((port, process) -> {
+				if (!RedisProcesses.awaitListening(port, process)) {
+					throw new IllegalStateException("redis-server did not start on port " + port);
+				}
+			});
 		}
 	}
 
@@ -258,7 +238,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 		List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
 		ports().forEach((port) -> command.add("127.0.0.1:" + port));
 		command.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
-		String output = run(command);
+		String output = RedisProcesses.run(command);
 		if (!output.contains("[OK] All 16384 slots covered")) {
 			throw new IllegalStateException("redis-cli --cluster create failed:\n" + output);
 		}
@@ -316,98 +296,6 @@ public final class LocalRedisCluster implements AutoCloseable {
 			throw new IllegalStateException("No Redis Cluster node is running");
 		}
 		return live.get(0);
-	}
-
-	private static String cli(int port, String... arguments) {
-		List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
-		command.addAll(List.of(arguments));
-		return run(command);
-	}
-
-	private static String run(List<String> command) {
-		try {
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-			byte[] output = process.getInputStream().readAllBytes();
-			if (!process.waitFor(30, TimeUnit.SECONDS)) {
-				process.destroyForcibly();
-				throw new IllegalStateException("Timed out: " + command);
-			}
-			return new String(output, StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted: " + command, ex);
-		}
-	}
-
-	private static void awaitListening(int port) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (System.nanoTime() < deadline) {
-			try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-				return;
-			}
-			catch (IOException ex) {
-				sleep(20);
-			}
-		}
-		throw new IllegalStateException("redis-server did not start on port " + port);
-	}
-
-	/** Free ports, held open together so that none is handed out twice. */
-	private static List<Integer> freePorts(int count) {
-		List<ServerSocket> sockets = new ArrayList<>();
-		try {
-			for (int i = 0; i < count; i++) {
-				sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-			}
-			return sockets.stream().map(ServerSocket::getLocalPort).toList();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		finally {
-			for (ServerSocket socket : sockets) {
-				try {
-					socket.close();
-				}
-				catch (IOException ex) {
-					// Free anyway once the process ends.
-				}
-			}
-		}
-	}
-
-	private static boolean installed(String program) {
-		String path = System.getenv("PATH");
-		if (path == null) {
-			return false;
-		}
-		return Stream.of(path.split(File.pathSeparator)).anyMatch((dir) -> Files.isExecutable(Path.of(dir, program)));
-	}
-
-	private void deleteDirectory() {
-		if (!Files.exists(this.directory)) {
-			return;
-		}
-		try (Stream<Path> paths = Files.walk(this.directory)) {
-			paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-		}
-		catch (IOException ex) {
-			// A temporary directory; the operating system cleans it eventually.
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

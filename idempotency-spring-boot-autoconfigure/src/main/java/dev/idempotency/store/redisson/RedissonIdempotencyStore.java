@@ -38,7 +38,8 @@ import org.springframework.util.Assert;
  * <li>{@link #claim}: {@code SET entry PROCESSING:<token> NX PX <lease>}; if the entry exists, a
  * {@code GET} tells a duplicate ({@code COMPLETED}) from a claim in progress (or from this very
  * claim, re-sent after a lost reply). An expired lease has vanished with its {@code PX}, so the
- * next claim takes the key over.</li>
+ * next claim takes the key over. The {@code GET} runs as a script in {@code READ_WRITE} mode, so it
+ * reads the primary even on a client that reads from replicas.</li>
  * <li>{@link #complete}: a Lua compare-and-set, {@code COMPLETED} with {@code PX <retention>} only
  * if the entry still holds this claim's value.</li>
  * <li>{@link #release}: a Lua compare-and-delete, keyed on the claim's value.</li>
@@ -82,6 +83,12 @@ public class RedissonIdempotencyStore implements IdempotencyStore, IdempotencyKe
 				return redis.call('DEL', KEYS[1])
 			end
 			return 0""";
+
+	/**
+	 * The claim's read, as a script: Redisson sends a script in {@code READ_WRITE} mode to the
+	 * primary, where a plain {@code GET} goes to a replica under {@code ReadMode.SLAVE}.
+	 */
+	private static final String READ = "return redis.call('GET', KEYS[1])";
 
 	private static final String RENEW = """
 			if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -137,7 +144,7 @@ public class RedissonIdempotencyStore implements IdempotencyStore, IdempotencyKe
 				if (entry.setIfAbsent(value, atLeastOneMilli(lease))) {
 					return mine;
 				}
-				String current = entry.get();
+				String current = read(entry.getName());
 				if (current != null) {
 					if (current.equals(value)) {
 						return mine;
@@ -367,6 +374,15 @@ public class RedissonIdempotencyStore implements IdempotencyStore, IdempotencyKe
 		catch (RedisException ex) {
 			throw new IdempotencyStoreException("Could not " + operation + " '" + key + "' in Redis (Redisson)", ex);
 		}
+	}
+
+	/**
+	 * Reads the entry on the primary: Redisson's default {@code ReadMode.SLAVE} would send a
+	 * {@code GET} to a replica, which may not have the completion yet and answer "in progress".
+	 */
+	private @Nullable String read(String entry) {
+		return this.redisson.getScript(StringCodec.INSTANCE)
+			.eval(entry, RScript.Mode.READ_WRITE, READ, RScript.ReturnType.VALUE, List.of(entry));
 	}
 
 	/** As {@link #run}, with the entry's details hash as the script's second key. */

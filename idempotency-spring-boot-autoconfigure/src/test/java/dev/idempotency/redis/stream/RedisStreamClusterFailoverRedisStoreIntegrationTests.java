@@ -16,8 +16,7 @@ class RedisStreamClusterFailoverRedisStoreIntegrationTests extends AbstractRedis
 
 	@Override
 	protected String[] storeProperties() {
-		return new String[] { "idempotency.store.type=redis", "idempotency.redis.key-prefix=rs-failover-" + this.run + ":",
-				"idempotency.lease=3s", "idempotency.retention=1h" };
+		return redisStoreProperties(this.run);
 	}
 
 	@Override

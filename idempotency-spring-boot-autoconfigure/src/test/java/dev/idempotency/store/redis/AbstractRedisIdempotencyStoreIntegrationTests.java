@@ -30,9 +30,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The store contract, plus the leased mode's own rules, for {@link RedisIdempotencyStore} on a real
- * Redis, standalone or a Cluster (one subclass each). Redis judges leases and retention by its own
- * clock, which the contract's {@code MutableClock} cannot move: the tests where time must pass use
- * short real durations instead, and Redis expires entries itself, so there is nothing to purge.
+ * Redis, standalone, a Cluster or a primary behind Sentinels (one subclass each). Redis judges leases
+ * and retention by its own clock, which the contract's {@code MutableClock} cannot move: the tests
+ * where time must pass use short real durations instead, and Redis expires entries itself, so there
+ * is nothing to purge.
  */
 @TestInstance(Lifecycle.PER_CLASS)
 abstract class AbstractRedisIdempotencyStoreIntegrationTests extends AbstractIdempotencyStoreContractTests {

@@ -1,0 +1,115 @@
+package dev.idempotency.store.redis;
+
+import java.time.Duration;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.testsupport.LocalRedisSentinel;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The Redis store's contract on a local primary with one replica and three Sentinels, through the
+ * Lettuce client that Spring Boot configures from {@code spring.data.redis.sentinel.master} and
+ * {@code nodes}: the client asks the Sentinels for the primary and writes there.
+ */
+class RedisIdempotencyStoreSentinelIntegrationTests extends AbstractRedisIdempotencyStoreIntegrationTests {
+
+	private LocalRedisSentinel sentinel;
+
+	private ConfigurableApplicationContext context;
+
+	@Override
+	protected RedisConnectionFactory connect() {
+		this.sentinel = LocalRedisSentinel.start();
+		this.context = run(this.sentinel);
+		return this.context.getBean(RedisConnectionFactory.class);
+	}
+
+	@Override
+	protected void disconnect(RedisConnectionFactory connectionFactory) {
+		try {
+			if (this.context != null) {
+				this.context.close();
+			}
+		}
+		finally {
+			if (this.sentinel != null) {
+				this.sentinel.close();
+			}
+		}
+	}
+
+	@Test
+	void clientFindsThePrimaryThroughTheSentinels() {
+		LettuceConnectionFactory factory = (LettuceConnectionFactory) this.redis.getRequiredConnectionFactory();
+		assertThat(factory.getSentinelConfiguration()).isNotNull();
+		assertThat(factory.getSentinelConfiguration().getMaster().getName()).isEqualTo(LocalRedisSentinel.MASTER);
+		IdempotencyKey key = key("on-the-primary");
+		claimAndSucceed(key);
+		// The entry was written on the primary and replicated to the replica.
+		int replica = this.sentinel.serverPorts().get(1);
+		assertThat(this.sentinel.primary()).isNotEqualTo(replica);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> "COMPLETED".equals(this.sentinel.cli(replica, "GET", this.store.storageKey(key)).trim()));
+	}
+
+	/**
+	 * A set-up of its own, as the failover leaves it without a replica: a key completed (and
+	 * replicated) before the primary is killed is still a duplicate on the promoted replica, and new
+	 * claims are granted there, through the same client.
+	 */
+	@Test
+	void storeFollowsAFailoverAndKeepsWhatWasReplicated() {
+		try (LocalRedisSentinel own = LocalRedisSentinel.start();
+				ConfigurableApplicationContext ownContext = run(own)) {
+			StringRedisTemplate redis = new StringRedisTemplate(ownContext.getBean(RedisConnectionFactory.class));
+			RedisIdempotencyStore store = new RedisIdempotencyStore(redis, this.prefix + "failover:");
+			IdempotencyKey before = key("before-the-failover");
+			ClaimResult claim = store.claim(before, LEASE, RETENTION);
+			store.complete(before, claim, RETENTION);
+			// The test wants this entry replicated before the kill; the store itself never waits.
+			int replica = own.serverPorts().get(1);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> "COMPLETED".equals(own.cli(replica, "GET", store.storageKey(before)).trim()));
+			int killed = own.killPrimary();
+			int promoted = own.awaitFailover(killed, Duration.ofSeconds(30));
+			assertThat(promoted).isEqualTo(replica);
+			IdempotencyKey after = key("after-the-failover");
+			await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+				store.claim(new IdempotencyKey("probe", "p"), LEASE, RETENTION);
+				return true;
+			});
+			assertThat(store.claim(before, LEASE, RETENTION).status()).isEqualTo(Status.DUPLICATE);
+			assertThat(store.claim(after, LEASE, RETENTION).isClaimed()).isTrue();
+			assertThat(own.role(promoted)).isEqualTo("master");
+		}
+	}
+
+	private static ConfigurableApplicationContext run(LocalRedisSentinel sentinel) {
+		return new SpringApplicationBuilder(SentinelClient.class).web(WebApplicationType.NONE)
+			.properties(sentinel.properties())
+			.properties("spring.data.redis.timeout=5s")
+			.run();
+	}
+
+	@SpringBootConfiguration
+	@ImportAutoConfiguration(DataRedisAutoConfiguration.class)
+	static class SentinelClient {
+
+	}
+
+}

@@ -1,0 +1,120 @@
+package dev.idempotency.store.redis;
+
+import java.util.HashSet;
+import java.util.Set;
+import java.util.UUID;
+
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.RecordedKey;
+import dev.idempotency.support.KeyDetailsScripts;
+import dev.idempotency.testsupport.LocalRedisCluster;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Redis store's key details (fingerprints, stored results) on a local 3-primary, 3-replica Redis
+ * Cluster, through the Lettuce cluster client that Spring Boot configures from
+ * {@code spring.data.redis.cluster.nodes}: the entries spread over every primary, and each entry's
+ * details hash, {@code {<entry>}:details}, sits in the entry's slot, on the entry's primary, so the
+ * scripts that touch both run on one node.
+ */
+class RedisKeyDetailsClusterIntegrationTests extends AbstractRedisKeyDetailsIntegrationTests {
+
+	private LocalRedisCluster cluster;
+
+	private ConfigurableApplicationContext context;
+
+	@Override
+	protected RedisConnectionFactory connect() {
+		this.cluster = LocalRedisCluster.start();
+		this.context = new SpringApplicationBuilder(ClusterClient.class).web(WebApplicationType.NONE)
+			.properties(this.cluster.properties())
+			.properties("spring.data.redis.timeout=5s")
+			.run();
+		return this.context.getBean(RedisConnectionFactory.class);
+	}
+
+	@Override
+	protected void disconnect(RedisConnectionFactory connectionFactory) {
+		try {
+			if (this.context != null) {
+				this.context.close();
+			}
+		}
+		finally {
+			if (this.cluster != null) {
+				this.cluster.close();
+			}
+		}
+	}
+
+	@Test
+	void clientIsTheClusterClient() {
+		assertThat(this.redis.getRequiredConnectionFactory().getConnection())
+			.isInstanceOf(RedisClusterConnection.class);
+	}
+
+	@Test
+	void detailsSitInTheirEntrysSlotOnEveryPrimary() {
+		Set<Integer> primaries = new HashSet<>();
+		for (int i = 0; i < 30; i++) {
+			IdempotencyKey key = key("spread-" + i);
+			process(key, FINGERPRINT_A, "\"result-" + i + "\"");
+			assertThat(this.store.recorded(key)).isEqualTo(new RecordedKey(FINGERPRINT_A, "\"result-" + i + "\""));
+			String entry = this.store.storageKey(key);
+			String details = KeyDetailsScripts.detailsKey(entry);
+			int primary = this.cluster.primaryOf(entry);
+			primaries.add(primary);
+			// Asked directly, without following redirections: the entry's own primary holds both keys.
+			assertThat(keySlot(details)).isEqualTo(keySlot(entry));
+			assertThat(this.cluster.cli(primary, "GET", entry).trim()).isEqualTo("COMPLETED");
+			assertThat(this.cluster.cli(primary, "HGET", details, KeyDetailsScripts.FINGERPRINT).trim())
+				.isEqualTo(FINGERPRINT_A);
+		}
+		assertThat(primaries).containsExactlyInAnyOrderElementsOf(this.cluster.primaries());
+	}
+
+	@Test
+	void prefixWithAHashTagPutsEveryEntryAndItsDetailsInTheTagsSlot() {
+		String tag = "{details-" + UUID.randomUUID() + "}";
+		RedisIdempotencyStore tagged = new RedisIdempotencyStore(this.redis, tag + ":idem:");
+		IdempotencyKey first = key("tagged-1");
+		IdempotencyKey second = key("tagged-2");
+		for (IdempotencyKey key : new IdempotencyKey[] { first, second }) {
+			ClaimResult claim = tagged.claim(key, LEASE, RETENTION);
+			tagged.recordFingerprint(key, claim, FINGERPRINT_B);
+			tagged.recordResult(key, claim, "\"" + key.value() + "\"");
+			tagged.complete(key, claim, RETENTION);
+			assertThat(tagged.claim(key, LEASE, RETENTION).status()).isEqualTo(Status.DUPLICATE);
+			assertThat(tagged.recorded(key)).isEqualTo(new RecordedKey(FINGERPRINT_B, "\"" + key.value() + "\""));
+			String entry = tagged.storageKey(key);
+			assertThat(KeyDetailsScripts.detailsKey(entry)).isEqualTo(entry + ":details");
+			assertThat(keySlot(KeyDetailsScripts.detailsKey(entry))).isEqualTo(keySlot(tag));
+			assertThat(keySlot(entry)).isEqualTo(keySlot(tag));
+		}
+	}
+
+	/** The slot the server computes for {@code key} ({@code CLUSTER KEYSLOT}). */
+	private String keySlot(String key) {
+		return this.cluster.cli(this.cluster.primaries().get(0), "CLUSTER", "KEYSLOT", key).trim();
+	}
+
+	@SpringBootConfiguration
+	@ImportAutoConfiguration(DataRedisAutoConfiguration.class)
+	static class ClusterClient {
+
+	}
+
+}
