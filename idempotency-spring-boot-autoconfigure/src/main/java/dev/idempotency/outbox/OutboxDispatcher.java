@@ -77,7 +77,7 @@ final class OutboxDispatcher {
 	 * @return how many rows were claimed
 	 */
 	int dispatch() {
-		Round round = claimAndSend(new HashMap<>());
+		Round round = claimAndSend();
 		if (round == null) {
 			return 0;
 		}
@@ -96,15 +96,21 @@ final class OutboxDispatcher {
 	 */
 	int drain(BooleanSupplier stopRequested) {
 		Deque<Round> inFlight = new ArrayDeque<>();
-		// Shared by the batches of one drain: a destination found unreachable is not tried again by
-		// the batch claimed behind it (each send would block as long again).
-		Map<String, Throwable> unreachable = new HashMap<>();
 		int total = 0;
 		boolean more = true;
+		@Nullable RuntimeException claimFailure = null;
 		while (true) {
 			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopRequested.getAsBoolean()
 					&& !Thread.currentThread().isInterrupted()) {
-				Round round = claimAndSend(unreachable);
+				Round round;
+				try {
+					round = claimAndSend();
+				}
+				catch (RuntimeException ex) {
+					// Still complete the batches in flight: their rows need not wait for the lease.
+					claimFailure = ex;
+					round = null;
+				}
 				if (round == null) {
 					more = false;
 					continue;
@@ -116,6 +122,9 @@ final class OutboxDispatcher {
 			}
 			Round oldest = inFlight.poll();
 			if (oldest == null) {
+				if (claimFailure != null) {
+					throw claimFailure;
+				}
 				return total;
 			}
 			oldest.awaitAcknowledgements();
@@ -128,15 +137,16 @@ final class OutboxDispatcher {
 	}
 
 	/** Claims a batch and starts sending every row of it; {@code null} when nothing was due. */
-	private @Nullable Round claimAndSend(Map<String, Throwable> unreachable) {
+	private @Nullable Round claimAndSend() {
+		// Taken before the lease starts: the batch is answered within the send timeout of its claim,
+		// so within its lease.
+		long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
 		List<OutboxMessage> batch = this.repository.claim(this.options.batchSize(), this.options.lease(),
 				this.options.orderedPerKey());
 		if (batch.isEmpty()) {
 			return null;
 		}
-		// The whole batch is answered within the send timeout of its claim, so within its lease.
-		Round round = new Round(batch, new OutboxSenderRouter(this.senders.get()), unreachable,
-				System.nanoTime() + this.options.sendTimeout().toNanos());
+		Round round = new Round(batch, new OutboxSenderRouter(this.senders.get()), deadline);
 		batch.forEach(round::send);
 		return round;
 	}
@@ -255,8 +265,8 @@ final class OutboxDispatcher {
 
 		private final Set<OutboxMessage> timedOut = new HashSet<>();
 
-		/** Destinations whose first send failed without the message's fault in this drain. */
-		private final Map<String, Throwable> unreachableDestinations;
+		/** Destinations whose first send failed without the message's fault in this round. */
+		private final Map<String, Throwable> unreachableDestinations = new HashMap<>();
 
 		/** Rows not sent because their lease passed before their turn: they are left alone. */
 		private final List<OutboxMessage> leaseExpired = new ArrayList<>();
@@ -267,11 +277,9 @@ final class OutboxDispatcher {
 
 		private final Map<OutboxMessage, Instant> ackedAt = new LinkedHashMap<>();
 
-		Round(List<OutboxMessage> batch, OutboxSenderRouter router, Map<String, Throwable> unreachableDestinations,
-				long deadline) {
+		Round(List<OutboxMessage> batch, OutboxSenderRouter router, long deadline) {
 			this.batch = batch;
 			this.router = router;
-			this.unreachableDestinations = unreachableDestinations;
 			this.deadline = deadline;
 		}
 

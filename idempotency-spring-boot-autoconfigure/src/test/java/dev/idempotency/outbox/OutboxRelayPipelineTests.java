@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
@@ -28,13 +29,15 @@ import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The overlapping relay and the claim lease, on H2 with a clock the test moves: a row is sent only
- * under its lease, so a batch whose lease passed before its turn is left to whoever claims it next
- * and is not sent twice.
+ * The overlapping relay on H2, with a clock the test moves: a row is sent only under its lease, so
+ * a batch whose lease passed before its turn is left to whoever claims it next and is not sent
+ * twice; with one batch in flight the next claim waits for the previous marks; a failed claim still
+ * lets the batch in flight be marked.
  */
-class OutboxRelayLeaseTests {
+class OutboxRelayPipelineTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(1);
 
@@ -105,6 +108,29 @@ class OutboxRelayLeaseTests {
 		sentAtClaim.clear();
 		assertThat(relay(new RecordingSender(this.clock), 2).drain()).isEqualTo(20);
 		assertThat(sentAtClaim).as("the second batch claimed before the first was marked").containsExactly(20, 20, 30);
+	}
+
+	@Test
+	void failedClaimStillMarksTheBatchInFlightAndLeavesItsOwnRowsLeased() {
+		for (int i = 0; i < 20; i++) {
+			publish("m-" + i);
+		}
+		AtomicInteger claims = new AtomicInteger();
+		// The second claim's outcome is lost on its way back (its rows are leased in the table).
+		this.repository.setAfterClaim((claimed) -> {
+			if (claims.incrementAndGet() == 2) {
+				throw new DataAccessResourceFailureException("connection lost (test)");
+			}
+		});
+		RecordingSender sender = new RecordingSender(this.clock);
+		OutboxRelay relay = relay(sender);
+		assertThatExceptionOfType(DataAccessResourceFailureException.class).isThrownBy(relay::drain);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
+			.as("the batch in flight was awaited and marked").isEqualTo(10);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
+				+ "AND claimed_until IS NOT NULL", Integer.class)).isEqualTo(10);
+		assertThat(sender.sendsPerMessage).hasSize(10);
 	}
 
 	private void publish(String payload) {
