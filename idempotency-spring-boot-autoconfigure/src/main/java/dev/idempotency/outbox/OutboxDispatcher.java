@@ -77,7 +77,7 @@ final class OutboxDispatcher {
 	 * @return how many rows were claimed
 	 */
 	int dispatch() {
-		Round round = claimAndSend();
+		Round round = claimAndSend(Set.of());
 		if (round == null) {
 			return 0;
 		}
@@ -96,6 +96,9 @@ final class OutboxDispatcher {
 	 */
 	int drain(BooleanSupplier stopRequested) {
 		Deque<Round> inFlight = new ArrayDeque<>();
+		// Ids of the rows handed to a sender by the batches in flight: a claim made after their lease
+		// passed may return them again, and this relay must not send them a second time meanwhile.
+		Set<Long> inFlightIds = new HashSet<>();
 		int total = 0;
 		boolean more = true;
 		@Nullable RuntimeException claimFailure = null;
@@ -104,7 +107,7 @@ final class OutboxDispatcher {
 					&& !Thread.currentThread().isInterrupted()) {
 				Round round;
 				try {
-					round = claimAndSend();
+					round = claimAndSend(inFlightIds);
 				}
 				catch (RuntimeException ex) {
 					// Still complete the batches in flight: their rows need not wait for the lease.
@@ -117,6 +120,7 @@ final class OutboxDispatcher {
 				}
 				total += round.batch.size();
 				inFlight.add(round);
+				round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
 				more = round.batch.size() >= this.options.batchSize();
 				continue;
 			}
@@ -129,6 +133,7 @@ final class OutboxDispatcher {
 			}
 			oldest.awaitAcknowledgements();
 			complete(oldest);
+			oldest.sentBy.keySet().forEach((message) -> inFlightIds.remove(message.id()));
 			if (Thread.currentThread().isInterrupted()) {
 				// Stopping: the batches still in flight stay leased and are sent again once it has passed.
 				return total;
@@ -136,8 +141,11 @@ final class OutboxDispatcher {
 		}
 	}
 
-	/** Claims a batch and starts sending every row of it; {@code null} when nothing was due. */
-	private @Nullable Round claimAndSend() {
+	/**
+	 * Claims a batch and starts sending every row of it that is not already in flight; {@code null}
+	 * when nothing was due.
+	 */
+	private @Nullable Round claimAndSend(Set<Long> inFlightIds) {
 		// Taken before the lease starts: the batch is answered within the send timeout of its claim,
 		// so within its lease.
 		long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
@@ -147,7 +155,15 @@ final class OutboxDispatcher {
 			return null;
 		}
 		Round round = new Round(batch, new OutboxSenderRouter(this.senders.get()), deadline);
-		batch.forEach(round::send);
+		for (OutboxMessage message : batch) {
+			if (inFlightIds.contains(message.id())) {
+				// Its earlier send is still to be answered; that answer marks it (SENT needs no lease).
+				round.alreadyInFlight.add(message);
+			}
+			else {
+				round.send(message);
+			}
+		}
 		return round;
 	}
 
@@ -186,6 +202,10 @@ final class OutboxDispatcher {
 					+ "First failure, message " + first.getKey().messageId() + " to '" + first.getKey().destination()
 					+ "': " + describe(first.getValue()));
 			outageFailures.forEach((message, cause) -> rescheduled(message, round.sentBy.get(message), cause));
+		}
+		if (!round.alreadyInFlight.isEmpty()) {
+			logger.warn("Outbox relay claimed " + round.alreadyInFlight.size() + " messages again that it was still "
+					+ "sending (their lease of " + this.options.lease() + " passed first); they were not sent again");
 		}
 		if (!round.leaseExpired.isEmpty()) {
 			logger.warn("Outbox relay did not send " + round.leaseExpired.size() + " of " + batch.size()
@@ -270,6 +290,9 @@ final class OutboxDispatcher {
 
 		/** Rows not sent because their lease passed before their turn: they are left alone. */
 		private final List<OutboxMessage> leaseExpired = new ArrayList<>();
+
+		/** Rows claimed again while an earlier batch of this relay still has them on their way. */
+		private final List<OutboxMessage> alreadyInFlight = new ArrayList<>();
 
 		private final List<OutboxMessage> unroutable = new ArrayList<>();
 

@@ -176,7 +176,8 @@ public class OutboxRelay implements SmartLifecycle {
 		this.executor = null;
 		executor.shutdown();
 		try {
-			// Let the batch in flight be acknowledged and marked, then interrupt.
+			// Let the batches in flight be acknowledged and marked (each within the send timeout of
+			// its claim, and no new one is claimed), then interrupt.
 			if (!executor.awaitTermination(this.options.sendTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS)) {
 				executor.shutdownNow();
 			}
@@ -209,8 +210,8 @@ public class OutboxRelay implements SmartLifecycle {
 	public record Options(Duration pollInterval, int batchSize, Duration lease, Duration sendTimeout, int maxAttempts,
 			BackOff backOff, boolean orderedPerKey, int maxInFlightBatches) {
 
-		/** Batches on their way at once when not given: the next claimed while one is awaited. */
-		public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 2;
+		/** Batches on their way at once when not given. */
+		public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 3;
 
 		public Options {
 			Assert.isTrue(pollInterval.toMillis() > 0, "pollInterval must be at least 1ms");

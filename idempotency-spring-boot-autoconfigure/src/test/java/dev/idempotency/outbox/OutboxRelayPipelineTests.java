@@ -33,9 +33,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The overlapping relay on H2, with a clock the test moves: a row is sent only under its lease, so
- * a batch whose lease passed before its turn is left to whoever claims it next and is not sent
- * twice; with one batch in flight the next claim waits for the previous marks; a failed claim still
- * lets the batch in flight be marked.
+ * a batch whose lease passed before its turn is left to whoever claims it next, and a row this relay
+ * claims again while it is still in flight is not sent twice; with one batch in flight the next
+ * claim waits for the previous marks; a failed claim still lets the batch in flight be marked.
  */
 class OutboxRelayPipelineTests {
 
@@ -66,21 +66,24 @@ class OutboxRelayPipelineTests {
 	}
 
 	@Test
-	void rowsWhoseLeasePassedBeforeTheirTurnAreNotSentAndAreSentOnceWhenClaimedAgain() {
+	void rowsWhoseLeasePassedAreNeitherSentLateNorSentAgainWhileStillInFlight() {
 		for (int i = 0; i < 20; i++) {
 			publish("m-" + i);
 		}
 		AtomicInteger claims = new AtomicInteger();
-		// The second batch's lease passes right after its claim (a stalled relay thread).
+		// Both leases pass right after the second claim (a stalled relay thread): the second batch
+		// must not be sent late, and the third claim, which gets the first batch's rows again while
+		// they are still in flight, must not send them a second time.
 		this.repository.setAfterClaim((claimed) -> {
 			if (claims.incrementAndGet() == 2) {
 				this.clock.advance(LEASE.plusSeconds(1));
 			}
 		});
 		RecordingSender sender = new RecordingSender(this.clock);
-		OutboxRelay relay = relay(sender);
+		OutboxRelay relay = relay(sender, 3);
 
-		assertThat(relay.drain()).as("claimed: 10, 10 (lease passed), the same 10 again").isEqualTo(30);
+		assertThat(relay.drain()).as("claimed: 10, 10 (lease passed), the first 10 again, the second 10 again")
+			.isEqualTo(40);
 		assertThat(sender.sentUnderExpiredLease).isEmpty();
 		assertThat(sender.sendsPerMessage).hasSize(20);
 		assertThat(sender.sendsPerMessage.values()).allMatch((count) -> count.get() == 1);

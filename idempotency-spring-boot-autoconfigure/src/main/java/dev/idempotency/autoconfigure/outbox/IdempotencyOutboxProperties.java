@@ -141,7 +141,7 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		 * the previous one was acknowledged and marked. Each batch is answered within the send
 		 * timeout of its own claim.
 		 */
-		private int maxInFlightBatches = 2;
+		private int maxInFlightBatches = 3;
 
 		/**
 		 * How long a relay holds the rows it claimed; afterwards another relay may send them again.
