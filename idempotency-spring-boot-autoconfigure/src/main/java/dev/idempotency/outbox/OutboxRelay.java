@@ -33,10 +33,12 @@ import org.springframework.util.backoff.BackOff;
  * <li>marks the acknowledged rows {@code SENT} in one statement; a failed row gets another
  * attempt after an exponential back-off with jitter.</li>
  * </ol>
+ * <p>
  * While batches come back full, rounds overlap: the next batch is claimed and sent while the
  * acknowledgements of the previous one are awaited, up to {@code maxInFlightBatches} batches on
  * their way. A row is sent only right after its claim, under its lease, and every batch is answered
  * within {@code sendTimeout} of its claim, so within its lease.
+ * <p>
  * Only a failure its sender calls the message's ({@link OutboxSender#isMessageFailure}) counts as
  * an attempt: after {@code maxAttempts} of them (or at once when no sender serves its destination)
  * the row is marked {@code DEAD}. A failure of the broker or the network, and the relay's own
@@ -210,7 +212,10 @@ public class OutboxRelay implements SmartLifecycle {
 	public record Options(Duration pollInterval, int batchSize, Duration lease, Duration sendTimeout, int maxAttempts,
 			BackOff backOff, boolean orderedPerKey, int maxInFlightBatches) {
 
-		/** Batches on their way at once when not given. */
+		/**
+		 * Batches on their way at once when not given.
+		 * @since 0.2.0
+		 */
 		public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 3;
 
 		public Options {
