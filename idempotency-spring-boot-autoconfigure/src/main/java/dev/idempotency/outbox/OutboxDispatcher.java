@@ -3,7 +3,9 @@ package dev.idempotency.outbox;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,6 +18,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -29,10 +32,18 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 
 /**
- * One dispatch round of the relay, on the calling thread: claims a batch, sends every row through
+ * The dispatch rounds of the relay, on the calling thread: claims a batch, sends every row through
  * its sender outside any transaction, waits for the broker acknowledgements (at most the send
- * timeout for the whole batch), marks the acknowledged rows sent, and hands every failure to the
- * {@link OutboxRetryPolicy}. Listeners hear of every sent, failed and dead row once its row changed.
+ * timeout for the whole batch, counted from its claim), marks the acknowledged rows sent in one
+ * statement, and hands every failure to the {@link OutboxRetryPolicy}. Listeners hear of every sent,
+ * failed and dead row once its row changed.
+ * <p>
+ * {@link #drain} pipelines the rounds: while the acknowledgements of one batch are awaited, the
+ * next batch is already claimed and sent (up to {@link OutboxRelay.Options#maxInFlightBatches()}
+ * batches on their way). Batches are sent, awaited and marked in the order they were claimed, from
+ * this one thread, so the sends of a later batch reach the sender after those of an earlier one.
+ * With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
+ * row of a key whose earlier row is on its way in another batch.
  */
 final class OutboxDispatcher {
 
@@ -66,14 +77,99 @@ final class OutboxDispatcher {
 	 * @return how many rows were claimed
 	 */
 	int dispatch() {
+		Round round = claimAndSend(Set.of());
+		if (round == null) {
+			return 0;
+		}
+		round.awaitAcknowledgements();
+		complete(round);
+		return round.batch.size();
+	}
+
+	/**
+	 * Claims, sends and completes batches until a claim comes back short or {@code stopRequested}
+	 * says so, keeping up to {@code maxInFlightBatches} batches on their way: the next batch is
+	 * claimed and sent while the acknowledgements of the earlier ones are awaited. Batches are
+	 * completed (awaited, marked) in the order they were claimed.
+	 * @param stopRequested whether to stop claiming; batches in flight are still completed
+	 * @return how many rows were claimed
+	 */
+	int drain(BooleanSupplier stopRequested) {
+		Deque<Round> inFlight = new ArrayDeque<>();
+		// Ids of the rows handed to a sender by the batches in flight: a claim made after their lease
+		// passed may return them again, and this relay must not send them a second time meanwhile.
+		Set<Long> inFlightIds = new HashSet<>();
+		int total = 0;
+		boolean more = true;
+		@Nullable RuntimeException claimFailure = null;
+		while (true) {
+			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopRequested.getAsBoolean()
+					&& !Thread.currentThread().isInterrupted()) {
+				Round round;
+				try {
+					round = claimAndSend(inFlightIds);
+				}
+				catch (RuntimeException ex) {
+					// Still complete the batches in flight: their rows need not wait for the lease.
+					claimFailure = ex;
+					round = null;
+				}
+				if (round == null) {
+					more = false;
+					continue;
+				}
+				total += round.batch.size();
+				inFlight.add(round);
+				round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
+				more = round.batch.size() >= this.options.batchSize();
+				continue;
+			}
+			Round oldest = inFlight.poll();
+			if (oldest == null) {
+				if (claimFailure != null) {
+					throw claimFailure;
+				}
+				return total;
+			}
+			oldest.awaitAcknowledgements();
+			complete(oldest);
+			oldest.sentBy.keySet().forEach((message) -> inFlightIds.remove(message.id()));
+			if (Thread.currentThread().isInterrupted()) {
+				// Stopping: the batches still in flight stay leased and are sent again once it has passed.
+				return total;
+			}
+		}
+	}
+
+	/**
+	 * Claims a batch and starts sending every row of it that is not already in flight; {@code null}
+	 * when nothing was due.
+	 */
+	private @Nullable Round claimAndSend(Set<Long> inFlightIds) {
+		// Taken before the lease starts: the batch is answered within the send timeout of its claim,
+		// so within its lease.
+		long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
 		List<OutboxMessage> batch = this.repository.claim(this.options.batchSize(), this.options.lease(),
 				this.options.orderedPerKey());
 		if (batch.isEmpty()) {
-			return 0;
+			return null;
 		}
-		Round round = new Round(new OutboxSenderRouter(this.senders.get()));
-		batch.forEach(round::send);
-		round.awaitAcknowledgements();
+		Round round = new Round(batch, new OutboxSenderRouter(this.senders.get()), deadline);
+		for (OutboxMessage message : batch) {
+			if (inFlightIds.contains(message.id())) {
+				// Its earlier send is still to be answered; that answer marks it (SENT needs no lease).
+				round.alreadyInFlight.add(message);
+			}
+			else {
+				round.send(message);
+			}
+		}
+		return round;
+	}
+
+	/** Marks the acknowledged rows sent in one statement and hands every failure to the retry policy. */
+	private void complete(Round round) {
+		List<OutboxMessage> batch = round.batch;
 		this.repository.markSent(round.sent);
 		for (OutboxMessage message : round.sent) {
 			Duration latency = Duration.between(message.createdAt(), round.ackedAt.get(message));
@@ -107,7 +203,15 @@ final class OutboxDispatcher {
 					+ "': " + describe(first.getValue()));
 			outageFailures.forEach((message, cause) -> rescheduled(message, round.sentBy.get(message), cause));
 		}
-		return batch.size();
+		if (!round.alreadyInFlight.isEmpty()) {
+			logger.warn("Outbox relay claimed " + round.alreadyInFlight.size() + " messages again that it was still "
+					+ "sending (their lease of " + this.options.lease() + " passed first); they were not sent again");
+		}
+		if (!round.leaseExpired.isEmpty()) {
+			logger.warn("Outbox relay did not send " + round.leaseExpired.size() + " of " + batch.size()
+					+ " messages: their lease of " + this.options.lease() + " had passed before they could be sent "
+					+ "(another relay may hold them now); they are sent once claimed again");
+		}
 	}
 
 	private void failed(OutboxMessage message, Throwable cause) {
@@ -166,7 +270,12 @@ final class OutboxDispatcher {
 	/** The messages of one batch on their way: sent, in flight, failed or without a sender. */
 	private final class Round {
 
+		private final List<OutboxMessage> batch;
+
 		private final OutboxSenderRouter router;
+
+		/** When the acknowledgements of this batch are given up on ({@link System#nanoTime()}). */
+		private final long deadline;
 
 		private final Map<OutboxMessage, CompletableFuture<?>> inFlight = new LinkedHashMap<>();
 
@@ -179,17 +288,31 @@ final class OutboxDispatcher {
 		/** Destinations whose first send failed without the message's fault in this round. */
 		private final Map<String, Throwable> unreachableDestinations = new HashMap<>();
 
+		/** Rows not sent because their lease passed before their turn: they are left alone. */
+		private final List<OutboxMessage> leaseExpired = new ArrayList<>();
+
+		/** Rows claimed again while an earlier batch of this relay still has them on their way. */
+		private final List<OutboxMessage> alreadyInFlight = new ArrayList<>();
+
 		private final List<OutboxMessage> unroutable = new ArrayList<>();
 
 		private final List<OutboxMessage> sent = new ArrayList<>();
 
 		private final Map<OutboxMessage, Instant> ackedAt = new LinkedHashMap<>();
 
-		Round(OutboxSenderRouter router) {
+		Round(List<OutboxMessage> batch, OutboxSenderRouter router, long deadline) {
+			this.batch = batch;
 			this.router = router;
+			this.deadline = deadline;
 		}
 
 		void send(OutboxMessage message) {
+			Instant claimedUntil = message.claimedUntil();
+			if (claimedUntil != null && !OutboxDispatcher.this.clock.instant().isBefore(claimedUntil)) {
+				// Another relay may have claimed it since: sending it too would be a second copy in flight.
+				this.leaseExpired.add(message);
+				return;
+			}
 			OutboxSenderRouter.Route route = this.router.route(message.destination());
 			if (route == null) {
 				this.unroutable.add(message);
@@ -219,7 +342,7 @@ final class OutboxDispatcher {
 
 		void awaitAcknowledgements() {
 			Duration sendTimeout = OutboxDispatcher.this.options.sendTimeout();
-			long deadline = System.nanoTime() + sendTimeout.toNanos();
+			long deadline = this.deadline;
 			for (Map.Entry<OutboxMessage, CompletableFuture<?>> entry : this.inFlight.entrySet()) {
 				try {
 					entry.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -29,10 +29,16 @@ import org.springframework.util.backoff.BackOff;
  * <li>claims up to {@code batchSize} due rows in a short transaction ({@code FOR UPDATE SKIP
  * LOCKED}), leasing them for {@code lease}, so that relays on other instances take other rows;</li>
  * <li>sends them outside any transaction and waits for every broker acknowledgement, at most
- * {@code sendTimeout} for the whole batch;</li>
- * <li>marks the acknowledged rows {@code SENT}; a failed row gets another attempt after an
- * exponential back-off with jitter.</li>
+ * {@code sendTimeout} from the claim for the whole batch;</li>
+ * <li>marks the acknowledged rows {@code SENT} in one statement; a failed row gets another
+ * attempt after an exponential back-off with jitter.</li>
  * </ol>
+ * <p>
+ * While batches come back full, rounds overlap: the next batch is claimed and sent while the
+ * acknowledgements of the previous one are awaited, up to {@code maxInFlightBatches} batches on
+ * their way. A row is sent only right after its claim, under its lease, and every batch is answered
+ * within {@code sendTimeout} of its claim, so within its lease.
+ * <p>
  * Only a failure its sender calls the message's ({@link OutboxSender#isMessageFailure}) counts as
  * an attempt: after {@code maxAttempts} of them (or at once when no sender serves its destination)
  * the row is marked {@code DEAD}. A failure of the broker or the network, and the relay's own
@@ -99,18 +105,13 @@ public class OutboxRelay implements SmartLifecycle {
 
 	/**
 	 * Claims and sends rows until a batch comes back short or the relay is stopped, on the calling
-	 * thread.
+	 * thread, with up to {@link Options#maxInFlightBatches()} batches on their way: the next batch
+	 * is claimed and sent while the acknowledgements of the previous one are awaited. Returns once
+	 * every batch it claimed was acknowledged (or failed, or timed out) and marked.
 	 * @return how many rows were claimed
 	 */
 	public int drain() {
-		int total = 0;
-		int claimed;
-		do {
-			claimed = runOnce();
-			total += claimed;
-		}
-		while (claimed >= this.options.batchSize() && !this.stopRequested && !Thread.currentThread().isInterrupted());
-		return total;
+		return this.dispatcher.drain(() -> this.stopRequested);
 	}
 
 	/**
@@ -177,7 +178,8 @@ public class OutboxRelay implements SmartLifecycle {
 		this.executor = null;
 		executor.shutdown();
 		try {
-			// Let the batch in flight be acknowledged and marked, then interrupt.
+			// Let the batches in flight be acknowledged and marked (each within the send timeout of
+			// its claim, and no new one is claimed), then interrupt.
 			if (!executor.awaitTermination(this.options.sendTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS)) {
 				executor.shutdownNow();
 			}
@@ -203,17 +205,43 @@ public class OutboxRelay implements SmartLifecycle {
 	 * @param maxAttempts send attempts of a row before it is marked dead
 	 * @param backOff delays between attempts of a row
 	 * @param orderedPerKey whether a row waits for every earlier row of its key to be sent
+	 * @param maxInFlightBatches how many batches may be on their way at once: claimed and sent, their
+	 * acknowledgements awaited or their marks not yet written; 1 sends a batch only once the one
+	 * before was acknowledged and marked
 	 */
 	public record Options(Duration pollInterval, int batchSize, Duration lease, Duration sendTimeout, int maxAttempts,
-			BackOff backOff, boolean orderedPerKey) {
+			BackOff backOff, boolean orderedPerKey, int maxInFlightBatches) {
+
+		/**
+		 * Batches on their way at once when not given.
+		 * @since 0.2.0
+		 */
+		public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 3;
 
 		public Options {
 			Assert.isTrue(pollInterval.toMillis() > 0, "pollInterval must be at least 1ms");
 			Assert.isTrue(batchSize >= 1, "batchSize must be at least 1");
+			Assert.isTrue(maxInFlightBatches >= 1, "maxInFlightBatches must be at least 1");
 			Assert.isTrue(maxAttempts >= 1, "maxAttempts must be at least 1");
 			Assert.isTrue(sendTimeout.toMillis() > 0, "sendTimeout must be positive");
 			Assert.isTrue(lease.compareTo(sendTimeout) > 0,
 					"lease must be longer than sendTimeout, or rows would be claimed again while being sent");
+		}
+
+		/**
+		 * Options with {@value #DEFAULT_MAX_IN_FLIGHT_BATCHES} batches in flight at most.
+		 * @param pollInterval delay between rounds when there is nothing (more) to send
+		 * @param batchSize rows claimed per round
+		 * @param lease how long claimed rows are held; longer than {@code sendTimeout}
+		 * @param sendTimeout longest wait for the acknowledgements of one batch
+		 * @param maxAttempts send attempts of a row before it is marked dead
+		 * @param backOff delays between attempts of a row
+		 * @param orderedPerKey whether a row waits for every earlier row of its key to be sent
+		 */
+		public Options(Duration pollInterval, int batchSize, Duration lease, Duration sendTimeout, int maxAttempts,
+				BackOff backOff, boolean orderedPerKey) {
+			this(pollInterval, batchSize, lease, sendTimeout, maxAttempts, backOff, orderedPerKey,
+					DEFAULT_MAX_IN_FLIGHT_BATCHES);
 		}
 
 	}

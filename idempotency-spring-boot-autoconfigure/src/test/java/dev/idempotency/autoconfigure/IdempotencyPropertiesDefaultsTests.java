@@ -196,6 +196,7 @@ class IdempotencyPropertiesDefaultsTests {
 		assertThat(this.outbox.getRelay().getPollInterval()).isEqualTo(Duration.ofMillis(500));
 		assertThat(this.outbox.getRelay().isWakeOnCommit()).isTrue();
 		assertThat(this.outbox.getRelay().getBatchSize()).isEqualTo(100);
+		assertThat(this.outbox.getRelay().getMaxInFlightBatches()).isEqualTo(3);
 	}
 
 	@Test

@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.OutboxTestSenders.FlakySender;
+import dev.idempotency.outbox.OutboxTestSenders.HoldingSender;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
@@ -57,7 +58,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The outbox on one real database, with an in-process Kafka broker and the local Redis: publish
  * iff commit, two relays sharing a backlog, a broker outage, a late-committing lower id, per-key
- * ordering with a failing key, dead rows and re-drive, purge, and the Redis Stream sender.
+ * ordering with a failing key, overlapping batches (with held acknowledgements, and with a failed
+ * send under per-key ordering), dead rows and re-drive, purge, and the Redis Stream sender.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractOutboxRelayIntegrationTests {
@@ -311,6 +313,99 @@ abstract class AbstractOutboxRelayIntegrationTests {
 	}
 
 	@Test
+	void nextBatchIsClaimedAndSentWhileThePreviousBatchAwaitsItsAcknowledgements() throws Exception {
+		String topic = topic(2);
+		Map<String, List<String>> published = new LinkedHashMap<>();
+		for (int i = 0; i < 30; i++) {
+			String key = "key-" + (i % 4);
+			publish(topic, key, "m-" + i);
+			published.computeIfAbsent(key, (k) -> new ArrayList<>()).add("m-" + i);
+		}
+		HoldingSender sender = new HoldingSender(new KafkaOutboxSender(this.kafka));
+		OutboxRelay relay = relay(false, 10, Duration.ofMinutes(1), 10, 2, sender);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Integer> drained = executor.submit(relay::drain);
+			// Batch 2 claimed and sent while not one acknowledgement of batch 1 came back.
+			await().atMost(20, TimeUnit.SECONDS).until(() -> sender.sends.get() == 20);
+			Thread.sleep(300);
+			assertThat(sender.sends.get()).as("at most two batches in flight").isEqualTo(20);
+			assertThat(sender.events).allMatch((event) -> event.startsWith("send:"));
+			assertThat(sentRows()).as("nothing marked sent before its acknowledgement").isZero();
+			// Both batches keep their leases: another relay finds only the 10 rows not claimed yet.
+			Object now = this.repository.getDialect().timestamp(java.time.Instant.now());
+			assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
+					+ "AND claimed_until > ?", Integer.class, now)).isEqualTo(20);
+			assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
+					+ "AND claimed_until IS NULL", Integer.class)).isEqualTo(10);
+
+			sender.release();
+			assertThat(drained.get(30, TimeUnit.SECONDS)).isEqualTo(30);
+		}
+		finally {
+			sender.release();
+			executor.shutdownNow();
+		}
+		assertThat(sentRows()).isEqualTo(30);
+		List<ConsumerRecord<String, String>> records = OutboxTestSenders.readTopic(brokers(), topic, 30,
+				Duration.ofSeconds(20));
+		assertThat(records).hasSize(30);
+		Map<String, List<String>> received = new HashMap<>();
+		records.forEach((record) -> received.computeIfAbsent(record.key(), (k) -> new ArrayList<>()).add(record.value()));
+		assertThat(received).as("each key in publish order across overlapping batches").isEqualTo(published);
+	}
+
+	@Test
+	void orderedPerKeyKeepsLaterRowsBackWhileAnEarlierOneIsInFlightAndFailsUnderTheOverlap() throws Exception {
+		String topic = topic(2);
+		List<String> keys = List.of("a", "b", "c", "d");
+		for (int n = 1; n <= 3; n++) {
+			for (String key : keys) {
+				publish(topic, key, key + "-" + n);
+			}
+		}
+		HoldingSender sender = new HoldingSender(new KafkaOutboxSender(this.kafka));
+		sender.failFirstSend = (message) -> "a-1".equals(message.payload());
+		OutboxRelay relay = relay(true, 2, Duration.ofMinutes(1), 10, 2, sender);
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			Future<Integer> drained = executor.submit(relay::drain);
+			await().atMost(20, TimeUnit.SECONDS).until(() -> sender.sends.get() == 4);
+			Thread.sleep(300);
+			// Two batches in flight (a-1, b-1 and c-1, d-1), no later row of a key behind them.
+			assertThat(sender.events).containsExactly("send:a-1", "send:b-1", "send:c-1", "send:d-1");
+			sender.release();
+			drained.get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			sender.release();
+			executor.shutdownNow();
+		}
+		await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(20)).until(() -> {
+			relay.drain();
+			return sentRows() == 12;
+		});
+		assertThat(sender.events).contains("fail:a-1");
+		// Each row of a key is sent only after the earlier row of that key was acknowledged.
+		List<String> events = List.copyOf(sender.events);
+		for (String key : keys) {
+			for (int n = 2; n <= 3; n++) {
+				int firstSend = events.indexOf("send:" + key + "-" + n);
+				int earlierAck = events.indexOf("ack:" + key + "-" + (n - 1));
+				assertThat(earlierAck).as(key + "-" + (n - 1) + " acknowledged").isNotNegative();
+				assertThat(firstSend).as(key + "-" + n + " sent after " + key + "-" + (n - 1) + " was acknowledged")
+					.isGreaterThan(earlierAck);
+			}
+		}
+		Map<String, List<String>> received = new HashMap<>();
+		OutboxTestSenders.readTopic(brokers(), topic, 12, Duration.ofSeconds(20))
+			.forEach((record) -> received.computeIfAbsent(record.key(), (k) -> new ArrayList<>()).add(record.value()));
+		for (String key : keys) {
+			assertThat(received.get(key)).containsExactly(key + "-1", key + "-2", key + "-3");
+		}
+	}
+
+	@Test
 	void destinationWithoutASenderIsDeadAtOnce() {
 		OutboxRelay relay = relay(false, 10, new KafkaOutboxSender(this.kafka), new RedisStreamOutboxSender(this.redis));
 		String id = publish("nowhere", "k", "p");
@@ -382,11 +477,17 @@ abstract class AbstractOutboxRelayIntegrationTests {
 
 	private OutboxRelay relay(boolean ordered, int batchSize, Duration lease, int maxAttempts,
 			OutboxSender... senders) {
+		return relay(ordered, batchSize, lease, maxAttempts, OutboxRelay.Options.DEFAULT_MAX_IN_FLIGHT_BATCHES,
+				senders);
+	}
+
+	private OutboxRelay relay(boolean ordered, int batchSize, Duration lease, int maxAttempts, int maxInFlightBatches,
+			OutboxSender... senders) {
 		ExponentialBackOff backOff = new ExponentialBackOff(50, 2.0);
 		backOff.setMaxInterval(400);
 		backOff.setJitter(10);
 		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), batchSize, lease,
-				Duration.ofSeconds(10), maxAttempts, backOff, ordered);
+				Duration.ofSeconds(10), maxAttempts, backOff, ordered, maxInFlightBatches);
 		OutboxListener listener = new OutboxListener() {
 
 			@Override

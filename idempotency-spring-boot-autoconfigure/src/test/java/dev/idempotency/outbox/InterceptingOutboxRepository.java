@@ -9,14 +9,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link OutboxRepository} that forwards every call and runs a hook before rows are marked sent,
- * that is after the broker acknowledged them. A hook that throws leaves the rows leased, as a relay
- * that died at that moment would.
+ * that is after the broker acknowledged them, and one after each claim. A hook that throws before
+ * the mark leaves the rows leased, as a relay that died at that moment would.
  */
 class InterceptingOutboxRepository implements OutboxRepository {
 
 	private final OutboxRepository delegate;
 
 	private volatile Consumer<List<OutboxMessage>> beforeMarkSent = (sent) -> {
+	};
+
+	private volatile Consumer<List<OutboxMessage>> afterClaim = (claimed) -> {
 	};
 
 	InterceptingOutboxRepository(OutboxRepository delegate) {
@@ -27,9 +30,15 @@ class InterceptingOutboxRepository implements OutboxRepository {
 		this.beforeMarkSent = beforeMarkSent;
 	}
 
+	void setAfterClaim(Consumer<List<OutboxMessage>> afterClaim) {
+		this.afterClaim = afterClaim;
+	}
+
 	@Override
 	public List<OutboxMessage> claim(int batchSize, Duration lease, boolean orderedPerKey) {
-		return this.delegate.claim(batchSize, lease, orderedPerKey);
+		List<OutboxMessage> claimed = this.delegate.claim(batchSize, lease, orderedPerKey);
+		this.afterClaim.accept(List.copyOf(claimed));
+		return claimed;
 	}
 
 	@Override

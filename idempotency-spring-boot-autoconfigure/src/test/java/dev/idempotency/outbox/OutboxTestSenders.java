@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
@@ -56,6 +57,60 @@ final class OutboxTestSenders {
 			}
 			return this.delegate.send(target, message).thenApply((result) -> {
 				this.sent.incrementAndGet();
+				return result;
+			});
+		}
+
+	}
+
+	/**
+	 * Delegates, but holds every acknowledgement (and every failure it is told to report) until
+	 * {@link #release()}, and logs, in order, each send ({@code send:<payload>}) and each outcome the
+	 * relay will see ({@code ack:<payload>}, {@code fail:<payload>}).
+	 */
+	static final class HoldingSender implements OutboxSender {
+
+		private final OutboxSender delegate;
+
+		private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+		/** Messages whose first send fails, once released, as a broker failure. */
+		volatile Predicate<OutboxMessage> failFirstSend = (message) -> false;
+
+		final List<String> events = new CopyOnWriteArrayList<>();
+
+		final AtomicInteger sends = new AtomicInteger();
+
+		private final Map<String, AtomicInteger> sendsPerMessage = new ConcurrentHashMap<>();
+
+		HoldingSender(OutboxSender delegate) {
+			this.delegate = delegate;
+		}
+
+		void release() {
+			this.released.complete(null);
+		}
+
+		@Override
+		public String scheme() {
+			return this.delegate.scheme();
+		}
+
+		@Override
+		public CompletableFuture<?> send(String target, OutboxMessage message) {
+			this.events.add("send:" + message.payload());
+			this.sends.incrementAndGet();
+			boolean first = this.sendsPerMessage.computeIfAbsent(message.messageId(), (id) -> new AtomicInteger())
+				.incrementAndGet() == 1;
+			if (first && this.failFirstSend.test(message)) {
+				return this.released.thenCompose((ignored) -> {
+					this.events.add("fail:" + message.payload());
+					return CompletableFuture.failedFuture(new IllegalStateException("broker unavailable (test)"));
+				});
+			}
+			CompletableFuture<?> sent = this.delegate.send(target, message);
+			return sent.thenCombine(this.released, (result, ignored) -> {
+				this.events.add("ack:" + message.payload());
 				return result;
 			});
 		}

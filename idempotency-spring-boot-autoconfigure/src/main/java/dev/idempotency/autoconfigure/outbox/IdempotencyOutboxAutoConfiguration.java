@@ -117,7 +117,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 		backOff.setJitter(retry.getJitter().toMillis());
 		OutboxRelay.Options options = new OutboxRelay.Options(relay.getPollInterval(), relay.getBatchSize(),
 				relay.getLease(), relay.getSendTimeout(), retry.getMaxAttempts(), backOff,
-				properties.isOrderedPerKey());
+				properties.isOrderedPerKey(), relay.getMaxInFlightBatches());
 		return new OutboxRelay(outboxRepository, SingletonSupplier.of(() -> senders.orderedStream().toList()),
 				options, Clock.systemUTC(), SingletonSupplier.of(() -> listeners.orderedStream().toList()),
 				classifier.getIfAvailable(DefaultFailureClassifier::new));

@@ -136,14 +136,23 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		private int batchSize = 100;
 
 		/**
+		 * How many batches a relay keeps on their way at once: while the acknowledgements of one
+		 * batch are awaited, the next is already claimed and sent. 1 claims the next batch only once
+		 * the previous one was acknowledged and marked. Each batch is answered within the send
+		 * timeout of its own claim.
+		 */
+		private int maxInFlightBatches = 3;
+
+		/**
 		 * How long a relay holds the rows it claimed; afterwards another relay may send them again.
 		 * Must be longer than the send timeout.
 		 */
 		private Duration lease = Duration.ofMinutes(1);
 
 		/**
-		 * Longest wait for the broker's acknowledgements of one batch; unacknowledged rows are retried
-		 * after the back-off without counting an attempt (a timeout is never the message's fault).
+		 * Longest wait for the broker's acknowledgements of one batch, counted from its claim;
+		 * unacknowledged rows are retried after the back-off without counting an attempt (a timeout
+		 * is never the message's fault).
 		 */
 		private Duration sendTimeout = Duration.ofSeconds(10);
 
@@ -177,6 +186,14 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 		public void setBatchSize(int batchSize) {
 			this.batchSize = batchSize;
+		}
+
+		public int getMaxInFlightBatches() {
+			return this.maxInFlightBatches;
+		}
+
+		public void setMaxInFlightBatches(int maxInFlightBatches) {
+			this.maxInFlightBatches = maxInFlightBatches;
 		}
 
 		public Duration getLease() {

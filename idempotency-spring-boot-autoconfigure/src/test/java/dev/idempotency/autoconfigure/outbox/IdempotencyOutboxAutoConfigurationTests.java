@@ -242,4 +242,13 @@ class IdempotencyOutboxAutoConfigurationTests {
 				.hasMessageContaining("lease must be longer than sendTimeout"));
 	}
 
+	@Test
+	void maxInFlightBatchesReachesTheRelayAndBelowOneIsRefused() {
+		this.enabled.withPropertyValues("idempotency.outbox.relay.max-in-flight-batches=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("maxInFlightBatches must be at least 1"));
+	}
+
 }

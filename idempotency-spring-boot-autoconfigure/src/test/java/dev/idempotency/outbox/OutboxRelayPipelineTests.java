@@ -1,0 +1,183 @@
+package dev.idempotency.outbox;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.outbox.jdbc.JdbcOutbox;
+import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
+import dev.idempotency.outbox.jdbc.OutboxDialect;
+import dev.idempotency.testsupport.MutableClock;
+import dev.idempotency.testsupport.TestDatabases;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The overlapping relay on H2, with a clock the test moves: a row is sent only under its lease, so
+ * a batch whose lease passed before its turn is left to whoever claims it next, and a row this relay
+ * claims again while it is still in flight is not sent twice; with one batch in flight the next
+ * claim waits for the previous marks; a failed claim still lets the batch in flight be marked.
+ */
+class OutboxRelayPipelineTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+
+	private HikariDataSource dataSource;
+
+	private InterceptingOutboxRepository repository;
+
+	private Outbox outbox;
+
+	@BeforeEach
+	void createTable() {
+		this.dataSource = TestDatabases.h2();
+		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-h2.sql"))
+			.execute(this.dataSource);
+		JdbcOutboxRepository jdbc = new JdbcOutboxRepository(this.dataSource, OutboxDialect.detect(this.dataSource),
+				"idempotency_outbox", JsonMapper.shared(), this.clock);
+		this.repository = new InterceptingOutboxRepository(jdbc);
+		this.outbox = new JdbcOutbox(jdbc, JsonMapper.shared());
+	}
+
+	@AfterEach
+	void close() {
+		this.dataSource.close();
+	}
+
+	@Test
+	void rowsWhoseLeasePassedAreNeitherSentLateNorSentAgainWhileStillInFlight() {
+		for (int i = 0; i < 20; i++) {
+			publish("m-" + i);
+		}
+		AtomicInteger claims = new AtomicInteger();
+		// Both leases pass right after the second claim (a stalled relay thread): the second batch
+		// must not be sent late, and the third claim, which gets the first batch's rows again while
+		// they are still in flight, must not send them a second time.
+		this.repository.setAfterClaim((claimed) -> {
+			if (claims.incrementAndGet() == 2) {
+				this.clock.advance(LEASE.plusSeconds(1));
+			}
+		});
+		RecordingSender sender = new RecordingSender(this.clock);
+		OutboxRelay relay = relay(sender, 3);
+
+		assertThat(relay.drain()).as("claimed: 10, 10 (lease passed), the first 10 again, the second 10 again")
+			.isEqualTo(40);
+		assertThat(sender.sentUnderExpiredLease).isEmpty();
+		assertThat(sender.sendsPerMessage).hasSize(20);
+		assertThat(sender.sendsPerMessage.values()).allMatch((count) -> count.get() == 1);
+		assertThat(new JdbcTemplate(this.dataSource).queryForObject(
+				"SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
+			.isEqualTo(20);
+	}
+
+	@Test
+	void oneBatchInFlightClaimsTheNextOnlyOnceThePreviousIsMarked() {
+		for (int i = 0; i < 20; i++) {
+			publish("m-" + i);
+		}
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		List<Integer> sentAtClaim = new CopyOnWriteArrayList<>();
+		this.repository.setAfterClaim((claimed) -> sentAtClaim.add(
+				jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class)));
+		OutboxRelay relay = relay(new RecordingSender(this.clock), 1);
+		assertThat(relay.drain()).isEqualTo(20);
+		assertThat(sentAtClaim).containsExactly(0, 10, 20);
+
+		for (int i = 0; i < 20; i++) {
+			publish("n-" + i);
+		}
+		sentAtClaim.clear();
+		assertThat(relay(new RecordingSender(this.clock), 2).drain()).isEqualTo(20);
+		assertThat(sentAtClaim).as("the second batch claimed before the first was marked").containsExactly(20, 20, 30);
+	}
+
+	@Test
+	void failedClaimStillMarksTheBatchInFlightAndLeavesItsOwnRowsLeased() {
+		for (int i = 0; i < 20; i++) {
+			publish("m-" + i);
+		}
+		AtomicInteger claims = new AtomicInteger();
+		// The second claim's outcome is lost on its way back (its rows are leased in the table).
+		this.repository.setAfterClaim((claimed) -> {
+			if (claims.incrementAndGet() == 2) {
+				throw new DataAccessResourceFailureException("connection lost (test)");
+			}
+		});
+		RecordingSender sender = new RecordingSender(this.clock);
+		OutboxRelay relay = relay(sender);
+		assertThatExceptionOfType(DataAccessResourceFailureException.class).isThrownBy(relay::drain);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
+			.as("the batch in flight was awaited and marked").isEqualTo(10);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
+				+ "AND claimed_until IS NOT NULL", Integer.class)).isEqualTo(10);
+		assertThat(sender.sendsPerMessage).hasSize(10);
+	}
+
+	private void publish(String payload) {
+		new TransactionTemplate(new DataSourceTransactionManager(this.dataSource))
+			.executeWithoutResult((status) -> this.outbox.publish("kafka:orders", payload, payload));
+	}
+
+	private OutboxRelay relay(OutboxSender sender) {
+		return relay(sender, OutboxRelay.Options.DEFAULT_MAX_IN_FLIGHT_BATCHES);
+	}
+
+	private OutboxRelay relay(OutboxSender sender, int maxInFlightBatches) {
+		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), 10, LEASE, Duration.ofSeconds(5),
+				3, new ExponentialBackOff(1000, 2.0), false, maxInFlightBatches);
+		return new OutboxRelay(this.repository, () -> List.of(sender), options, this.clock, List::of);
+	}
+
+	/** Acknowledges every message at once, counting sends and noting any made after the lease passed. */
+	static final class RecordingSender implements OutboxSender {
+
+		private final MutableClock clock;
+
+		final Map<String, AtomicInteger> sendsPerMessage = new ConcurrentHashMap<>();
+
+		final List<String> sentUnderExpiredLease = new CopyOnWriteArrayList<>();
+
+		RecordingSender(MutableClock clock) {
+			this.clock = clock;
+		}
+
+		@Override
+		public String scheme() {
+			return "kafka";
+		}
+
+		@Override
+		public CompletableFuture<?> send(String target, OutboxMessage message) {
+			this.sendsPerMessage.computeIfAbsent(message.messageId(), (id) -> new AtomicInteger()).incrementAndGet();
+			if (!this.clock.instant().isBefore(message.claimedUntil())) {
+				this.sentUnderExpiredLease.add(message.messageId());
+			}
+			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+}
