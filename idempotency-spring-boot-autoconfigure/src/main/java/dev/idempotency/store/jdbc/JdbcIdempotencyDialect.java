@@ -47,8 +47,7 @@ public enum JdbcIdempotencyDialect {
 		@Override
 		@Nullable List<IdempotencyKey> insertAllIfAbsent(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
 				String status, Object createdAt, Object expiresAt) {
-			return insertAllReturning(jdbc, "INSERT INTO " + table + " AS r", TAKE_OVER_EXPIRED, keys, status, createdAt,
-					expiresAt);
+			return insertAllGuarded(jdbc, table, keys, status, createdAt, expiresAt);
 		}
 
 	},
@@ -225,6 +224,37 @@ public enum JdbcIdempotencyDialect {
 	private static int purgeWithLimit(JdbcTemplate jdbc, String table, Object now, int batchSize) {
 		return jdbc.update("DELETE FROM " + table + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?", now,
 				batchSize);
+	}
+
+	/**
+	 * PostgreSQL's multi-row claim, guarded as {@link ClaimStatement.GuardedUpsert} is: the keys whose
+	 * live record the statement's snapshot sees never reach {@code DO UPDATE}, which would lock (and so
+	 * write) their rows, so a batch of duplicates writes nothing and a mixed batch locks only the rows
+	 * it inserts or takes over. The conflict clause still decides what the snapshot cannot see. Rows
+	 * are inserted in the order given (the ordinal), which is what keeps batches sharing keys from
+	 * deadlocking. Returns only the rows inserted or taken over.
+	 */
+	private static List<IdempotencyKey> insertAllGuarded(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
+			String status, Object createdAt, Object expiresAt) {
+		StringBuilder sql = new StringBuilder("INSERT INTO ").append(table)
+			.append(" AS r (namespace, idempotency_key, status, created_at, expires_at)")
+			.append(" SELECT v.namespace, v.idempotency_key, ?, ?, ? FROM (VALUES ");
+		List<Object> args = new ArrayList<>(keys.size() * 2 + 4);
+		args.addAll(List.of(status, createdAt, expiresAt));
+		for (int i = 0; i < keys.size(); i++) {
+			sql.append((i > 0) ? ", (" : "(").append(i).append(", ?, ?)");
+			args.add(keys.get(i).namespace());
+			args.add(keys.get(i).value());
+		}
+		sql.append(") AS v (ordinal, namespace, idempotency_key) WHERE NOT EXISTS (SELECT 1 FROM ")
+			.append(table)
+			.append(" live WHERE live.namespace = v.namespace AND live.idempotency_key = v.idempotency_key")
+			.append(" AND live.expires_at > ?) ORDER BY v.ordinal")
+			.append(TAKE_OVER_EXPIRED)
+			.append(" RETURNING namespace, idempotency_key");
+		args.add(createdAt);
+		return jdbc.query(sql.toString(), (rs, row) -> new IdempotencyKey(rs.getString(1), rs.getString(2)),
+				args.toArray());
 	}
 
 	/** A multi-row insert-or-ignore whose {@code RETURNING} clause yields only the inserted rows. */

@@ -1,6 +1,9 @@
 package dev.idempotency.store.jdbc;
 
+import java.util.List;
+
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
@@ -40,6 +43,34 @@ class PostgresJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempoten
 			return jdbc().queryForObject("SELECT txid_current_if_assigned()", Object.class);
 		});
 		assertThat(transactionId).as("xid of the duplicate's transaction").isNull();
+	}
+
+	/** The same for a batch: one multi-row claim, every key a live duplicate. */
+	@Test
+	void liveDuplicatesInABatchWriteNothing() {
+		claimAllAndSucceed(List.of(key("batch-live-1"), key("batch-live-2")));
+		Object transactionId = transactions().execute((status) -> {
+			assertThat(store().claimAll(List.of(key("batch-live-2"), key("batch-live-1")), LEASE, RETENTION))
+				.extracting(ClaimResult::status)
+				.containsExactly(Status.DUPLICATE, Status.DUPLICATE);
+			return jdbc().queryForObject("SELECT txid_current_if_assigned()", Object.class);
+		});
+		assertThat(transactionId).as("xid of the duplicates' transaction").isNull();
+	}
+
+	/** A batch mixing new keys and a live duplicate inserts the new ones and leaves the live record unlocked. */
+	@Test
+	void liveDuplicateInAMixedBatchIsNotLocked() {
+		claimAndSucceed(key("mixed-live"));
+		transactions().executeWithoutResult((status) -> {
+			assertThat(store().claimAll(List.of(key("mixed-new"), key("mixed-live")), LEASE, RETENTION))
+				.extracting(ClaimResult::status)
+				.containsExactly(Status.CLAIMED, Status.DUPLICATE);
+			Long ours = jdbc().queryForObject("SELECT txid_current() % 4294967296", Long.class);
+			Long lockedBy = jdbc().queryForObject("SELECT xmax::text::bigint FROM idempotency_record"
+					+ " WHERE idempotency_key = 'mixed-live'", Long.class);
+			assertThat(lockedBy).as("xmax of the live record").isNotEqualTo(ours);
+		});
 	}
 
 }
