@@ -19,7 +19,8 @@ import dev.idempotency.benchmarks.support.Options;
  * for record and for batch listeners.
  * <p>
  * Every variant is a Spring Boot application ({@link KafkaListenerApp}) with spring-kafka's
- * auto-configured container factory (ack mode {@code BATCH}, {@code max.poll.records} 500) and one
+ * auto-configured container factory (ack mode {@code BATCH}, {@code max.poll.records} 500), Spring
+ * Boot's default connection pool, and one
  * listener on its own topic of 4 partitions. The container starts once and is paused between rounds.
  * Each round ({@link KafkaRounds}): the tables are reset, {@code --messages} records are produced
  * (every tenth re-sends the record five positions earlier with the same key, ~10% duplicates, see
@@ -29,14 +30,17 @@ import dev.idempotency.benchmarks.support.Options;
  * then checked (ledger rows, keys applied twice, all balances). Variants are interleaved round by
  * round; the first {@code --warmup} rounds are not counted.
  * <p>
- * Variants: {@code hand-record} ({@link HandRecordListener}: the record baseline);
+ * Variants: {@code plain-record} ({@link PlainRecordListener}: the record baseline, plain JDBC and
+ * {@code AckMode.MANUAL}); {@code hand-record} ({@link HandRecordListener}: the record baseline through
+ * Spring's {@code TransactionTemplate} and {@code JdbcTemplate});
  * {@code starter-record} ({@link StarterRecordListener}); {@code hand-batch}
  * ({@link HandBatchListener}: the batch baseline); {@code starter-batch}
  * ({@link StarterBatchListener}). The hand variants run with {@code idempotency.enabled=false}, as an
  * application without the starter.
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.kafka.KafkaBench [--messages 10000] [--rounds 5]
- * [--warmup 3] [--concurrency 1,4] [--variants hand-record,starter-record,hand-batch,starter-batch]};
+ * [--warmup 3] [--concurrency 1,4]
+ * [--variants plain-record,hand-record,starter-record,hand-batch,starter-batch]};
  * normally through {@code scripts/bench.sh --suite kafka}. This class reads the options, runs the
  * rounds at each concurrency and writes the report.
  */

@@ -94,7 +94,7 @@ final class KafkaRounds implements AutoCloseable {
 			done = isDone(variant.group(), end);
 		}
 		long elapsed = System.nanoTime() - start;
-		String cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
+		ThreadCost.PerMessage cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
 		double seconds = elapsed / 1e9;
 		List<String> problems = LedgerTables.problems(this.adminJdbc,
 				source.expected(LedgerTables.ACCOUNTS, false), true);
@@ -105,7 +105,7 @@ final class KafkaRounds implements AutoCloseable {
 				+ " " + cost;
 		String verdict = problems.isEmpty() ? "OK (" + counts + ")"
 				: "WRONG — " + String.join("; ", problems) + " (" + counts + ")";
-		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict);
+		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict, cost);
 	}
 
 	private Map<TopicPartition, Long> endOffsets(String topic) throws Exception {

@@ -6,6 +6,7 @@ import java.util.function.Function;
 
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.Stats;
+import dev.idempotency.benchmarks.support.ThreadCost;
 
 /**
  * The Markdown results table of the interleaved-round harnesses: a row per variant and concurrency
@@ -32,9 +33,14 @@ public final class RoundsTable {
 	public static String of(List<InterleavedRounds.Row> rows, Map<String, Function<String, String>> ratios,
 			List<String> verdicts) {
 		StringBuilder out = new StringBuilder();
+		boolean costs = rows.stream().anyMatch((row) -> !row.costs().isEmpty());
 		out.append("| variant | consumers | msgs/s (median) | rounds min–max | ");
 		ratios.keySet().forEach((header) -> out.append(header).append(" | "));
-		out.append("correctness |\n|---|---|---|---|").append("---|".repeat(ratios.size())).append("---|\n");
+		if (costs) {
+			out.append("consumer-thread CPU µs/msg (median) | allocated B/msg (median) | ");
+		}
+		out.append("correctness |\n|---|---|---|---|").append("---|".repeat(ratios.size() + (costs ? 2 : 0)))
+			.append("---|\n");
 		for (InterleavedRounds.Row row : rows) {
 			double median = Stats.median(row.rates());
 			out.append("| ").append(row.variant()).append(" | ").append(row.concurrency()).append(" | ")
@@ -44,6 +50,16 @@ public final class RoundsTable {
 			ratios.values().forEach((baselineOf) -> out
 				.append(String.format("%.2f", median / baselineMedian(rows, baselineOf.apply(row.variant()), row.concurrency())))
 				.append(" | "));
+			if (costs && row.costs().isEmpty()) {
+				out.append("— | — | ");
+			}
+			else if (costs) {
+				out.append(String.format("%.1f", Stats.median(row.costs().stream().map(ThreadCost.PerMessage::cpuMicros).toList())))
+					.append(" | ")
+					.append(String.format("%,.0f", Stats.median(row.costs().stream()
+						.map((cost) -> (double) cost.allocatedBytes()).toList())))
+					.append(" | ");
+			}
 			out.append(row.failures().isEmpty() ? "OK" : "**WRONG** (" + row.failures().size() + " rounds)")
 				.append(" |\n");
 		}

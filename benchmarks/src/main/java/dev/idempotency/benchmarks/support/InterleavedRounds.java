@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The round loop of the end-to-end harnesses (the stream and Kafka suites): variants take turns
  * round by round, their order rotating, so that all see the same machine load; the first rounds warm
@@ -17,11 +19,18 @@ public final class InterleavedRounds {
 	}
 
 	/** One round of one variant: its rate, its duration and its verification verdict. */
-	public record Result(double rate, double seconds, String verdict) {
+	public record Result(double rate, double seconds, String verdict, ThreadCost.@Nullable PerMessage cost) {
+
+		/** A round without a per-message cost. */
+		public Result(double rate, double seconds, String verdict) {
+			this(rate, seconds, verdict, null);
+		}
+
 	}
 
 	/** The measured rounds of one variant at one concurrency. */
-	public record Row(String variant, int concurrency, List<Double> rates, List<String> failures) {
+	public record Row(String variant, int concurrency, List<Double> rates, List<String> failures,
+			List<ThreadCost.PerMessage> costs) {
 	}
 
 	@FunctionalInterface
@@ -65,9 +74,11 @@ public final class InterleavedRounds {
 			int rounds, Round<V> round, List<String> verdicts) throws Exception {
 		Map<V, List<Double>> rates = new LinkedHashMap<>();
 		Map<V, List<String>> failures = new LinkedHashMap<>();
+		Map<V, List<ThreadCost.PerMessage>> costs = new LinkedHashMap<>();
 		variants.forEach((variant) -> {
 			rates.put(variant, new ArrayList<>());
 			failures.put(variant, new ArrayList<>());
+			costs.put(variant, new ArrayList<>());
 		});
 		for (int r = 0; r < warmup + rounds; r++) {
 			for (int i = 0; i < variants.size(); i++) {
@@ -80,6 +91,9 @@ public final class InterleavedRounds {
 				System.out.println(line);
 				if (measured) {
 					rates.get(variant).add(result.rate());
+					if (result.cost() != null) {
+						costs.get(variant).add(result.cost());
+					}
 					verdicts.add(line);
 					if (!result.verdict().startsWith("OK")) {
 						failures.get(variant).add(result.verdict());
@@ -89,7 +103,8 @@ public final class InterleavedRounds {
 		}
 		List<Row> rows = new ArrayList<>();
 		for (V variant : variants) {
-			rows.add(new Row(name.apply(variant), concurrency, rates.get(variant), failures.get(variant)));
+			rows.add(new Row(name.apply(variant), concurrency, rates.get(variant), failures.get(variant),
+					costs.get(variant)));
 		}
 		return rows;
 	}

@@ -32,10 +32,25 @@ public record ThreadCost(long cpuNanos, long allocatedBytes) {
 		return new ThreadCost(cpu, allocated);
 	}
 
-	/** What was spent since {@code before}, per message, as {@code cpu/msg=… µs allocated/msg=… B}. */
-	public String perMessageSince(ThreadCost before, int messages) {
-		return String.format("cpu/msg=%.1f µs allocated/msg=%d B", (this.cpuNanos - before.cpuNanos) / 1e3 / messages,
+	/** What was spent since {@code before}, per message. */
+	public PerMessage perMessageSince(ThreadCost before, int messages) {
+		return new PerMessage((this.cpuNanos - before.cpuNanos) / 1e3 / messages,
 				(this.allocatedBytes - before.allocatedBytes) / messages);
+	}
+
+	/**
+	 * The cost of one message on the measured threads.
+	 *
+	 * @param cpuMicros CPU time, in microseconds
+	 * @param allocatedBytes heap bytes allocated
+	 */
+	public record PerMessage(double cpuMicros, long allocatedBytes) {
+
+		@Override
+		public String toString() {
+			return String.format("cpu/msg=%.1f µs allocated/msg=%d B", this.cpuMicros, this.allocatedBytes);
+		}
+
 	}
 
 }
