@@ -25,6 +25,10 @@ public final class Variants {
 		REGISTRY.jdbc("ideal", "2 hand-written insert-or-ignore in tx", IdealVariant::new);
 		REGISTRY.jdbc("starter-jdbc", "3 @Idempotent, starter JDBC store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "jdbc")));
+		REGISTRY.jdbc("starter-jdbc-defaults",
+				"3b @Idempotent, starter JDBC store, Spring Boot's pool defaults and the server's isolation",
+				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "jdbc"),
+						StarterVariant.Pool.BOOT_DEFAULTS));
 		REGISTRY.jdbc("starter-jdbc-dupcount", "3d @Idempotent, starter JDBC store, per-key duplicate accounting",
 				(bench) -> new StarterVariant(bench,
 						Map.of("idempotency.store.type", "jdbc", "idempotency.duplicate-accounting", "true")));

@@ -24,6 +24,14 @@ public final class BootApps {
 		return properties;
 	}
 
+	/** Spring Boot's default pool of {@code database} (nothing tuned), quiet logging. */
+	public static Map<String, Object> defaultPoolProperties(Database database) {
+		Map<String, Object> properties = new LinkedHashMap<>(database.springDefaultProperties());
+		properties.put("spring.main.banner-mode", "off");
+		properties.put("logging.level.root", "warn");
+		return properties;
+	}
+
 	/** Adds the Spring Data Redis connection to the server under test. */
 	public static Map<String, Object> withRedis(Map<String, Object> properties) {
 		properties.put("spring.data.redis.host", RedisConnections.host());

@@ -145,6 +145,19 @@ public enum Database {
 		return properties;
 	}
 
+	/**
+	 * The Spring Boot properties of an application that tunes nothing: the URL and credentials only,
+	 * so the pool is Boot's default Hikari pool (10 connections, auto-commit on) and the transactions
+	 * run at the server's default isolation (REPEATABLE READ on MariaDB).
+	 */
+	public Map<String, Object> springDefaultProperties() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.datasource.url", url());
+		properties.put("spring.datasource.username", user());
+		properties.put("spring.datasource.password", password());
+		return properties;
+	}
+
 	/** The server's version string, for the report. */
 	public String serverVersion() {
 		try (HikariDataSource dataSource = newDataSource(1); Connection connection = dataSource.getConnection()) {
