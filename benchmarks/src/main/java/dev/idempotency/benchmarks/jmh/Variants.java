@@ -44,6 +44,11 @@ public final class Variants {
 		REGISTRY.diagnostic("ideal-takeover",
 				"2' variant 2 with the starter's unguarded ON CONFLICT DO UPDATE (diagnostic)",
 				(bench) -> new IdealVariant(bench, true));
+		REGISTRY.diagnostic("starter-jdbc-defaults-switch",
+				"3b' variant 3b with idempotency.start-transaction=false: auto-commit switched off and on (diagnostic)",
+				(bench) -> new StarterVariant(bench,
+						Map.of("idempotency.store.type", "jdbc", "idempotency.start-transaction", "false"),
+						StarterVariant.Pool.BOOT_DEFAULTS));
 		REGISTRY.redis("starter-redis", "R4 @Idempotent, starter Redis store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "redis")));
 	}
