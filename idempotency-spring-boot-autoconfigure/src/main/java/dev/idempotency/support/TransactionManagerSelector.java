@@ -156,16 +156,16 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 				|| !(store.transactionalResource() instanceof DataSource dataSource)) {
 			return choice;
 		}
-		DatabasePlatform platform;
+		PlatformTransactionManager copy;
 		try {
-			platform = DatabasePlatform.detect(dataSource, "how @Idempotent transactions begin");
+			copy = StartTransactionManagers.forInterceptor(chosen, dataSource,
+					() -> DatabasePlatform.detect(dataSource, "how @Idempotent transactions begin"));
 		}
 		catch (IllegalStateException ex) {
 			logger.debug("@Idempotent methods using store '" + store.name() + "' switch auto-commit to begin a "
 					+ "transaction: the database platform could not be read", ex);
 			return choice;
 		}
-		PlatformTransactionManager copy = StartTransactionManagers.forInterceptor(chosen, dataSource, platform);
 		return (copy != null) ? new Choice(copy, choice.beanName()) : choice;
 	}
 

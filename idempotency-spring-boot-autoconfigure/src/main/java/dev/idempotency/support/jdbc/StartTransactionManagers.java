@@ -1,5 +1,7 @@
 package dev.idempotency.support.jdbc;
 
+import java.util.function.Supplier;
+
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
@@ -27,22 +29,24 @@ public final class StartTransactionManagers {
 	 * Returns the manager for the interceptor's own transactions on {@code dataSource}.
 	 * @param chosen the transaction manager chosen for the store
 	 * @param dataSource the store's {@code DataSource}
-	 * @param platform the database platform of {@code dataSource}
+	 * @param platform the database platform of {@code dataSource}, asked only if {@code chosen} is
+	 * one that can be copied
 	 * @return a copy of {@code chosen} that begins with {@code START TRANSACTION}, or {@code null}
 	 * unless {@code chosen} is exactly Spring's {@code DataSourceTransactionManager} or
 	 * {@code JdbcTransactionManager} over {@code dataSource} (a subclass may change how a
 	 * transaction begins, and is left alone) and the platform is MySQL or MariaDB
 	 */
 	public static @Nullable PlatformTransactionManager forInterceptor(PlatformTransactionManager chosen,
-			DataSource dataSource, DatabasePlatform platform) {
-		if (platform != DatabasePlatform.MYSQL && platform != DatabasePlatform.MARIADB) {
-			return null;
-		}
+			DataSource dataSource, Supplier<DatabasePlatform> platform) {
 		if (chosen.getClass() != DataSourceTransactionManager.class && chosen.getClass() != JdbcTransactionManager.class) {
 			return null;
 		}
 		DataSourceTransactionManager original = (DataSourceTransactionManager) chosen;
 		if (original.getDataSource() != dataSource) {
+			return null;
+		}
+		DatabasePlatform detected = platform.get();
+		if (detected != DatabasePlatform.MYSQL && detected != DatabasePlatform.MARIADB) {
 			return null;
 		}
 		DataSourceTransactionManager copy;
