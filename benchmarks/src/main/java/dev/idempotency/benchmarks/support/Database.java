@@ -13,7 +13,8 @@ import com.zaxxer.hikari.HikariDataSource;
  * The databases under test, their connection settings (overridable with system properties
  * {@code bench.<name>.url}, {@code .user}, {@code .password}) and the DDL of the benchmark's own
  * tables. Every variant gets the same pool settings; on MariaDB every variant runs at READ COMMITTED,
- * as docs/jdbc-store.md recommends.
+ * as docs/jdbc-store.md recommends. The exception is the variant that measures Spring Boot's defaults
+ * ({@link #springDefaultProperties()}).
  */
 public enum Database {
 
