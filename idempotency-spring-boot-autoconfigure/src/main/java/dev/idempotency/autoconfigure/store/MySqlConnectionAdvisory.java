@@ -64,7 +64,7 @@ final class MySqlConnectionAdvisory implements SmartInitializingSingleton {
 						+ "spring.datasource.hikari.auto-commit=false removes them for all of them");
 			}
 			else {
-				logger.warn("The JDBC idempotency store's " + database + " connections are in auto-commit mode "
+				logger.info("The JDBC idempotency store's " + database + " connections are in auto-commit mode "
 						+ "(Spring Boot's default), and @Idempotent transactions switch auto-commit off and back on: "
 						+ "'set autocommit=0' and 'set autocommit=1', two round trips per message with MariaDB "
 						+ "Connector/J where START TRANSACTION is one (6 statements instead of 5 for a new message in "

@@ -49,11 +49,11 @@ class MySqlConnectionAdvisoryMariaDbIntegrationTests {
 	}
 
 	@Test
-	void withStartTransactionOffTheSwitchIsAWarningThatNamesItsCostAndTheSettings(CapturedOutput output) {
+	void withStartTransactionOffTheSwitchIsReportedWithItsCostAndTheSettings(CapturedOutput output) {
 		this.contextRunner.withPropertyValues("idempotency.start-transaction=false").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).containsOnlyOnce(SWITCH)
-				.contains("WARN")
+				.contains("two round trips per message")
 				.contains("idempotency.start-transaction=true")
 				.contains("spring.datasource.hikari.auto-commit=false")
 				.doesNotContain(START_TRANSACTION);
