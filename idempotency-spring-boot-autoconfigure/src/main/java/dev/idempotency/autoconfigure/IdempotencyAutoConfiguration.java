@@ -108,7 +108,8 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean(IdempotencyTransactionManagerResolver.class)
 	TransactionManagerSelector idempotencyTransactionManagerResolver(IdempotencyProperties properties,
 			ConfigurableListableBeanFactory beanFactory) {
-		return new TransactionManagerSelector(beanFactory, properties.getTransactionManager());
+		return new TransactionManagerSelector(beanFactory, properties.getTransactionManager(),
+				properties.isStartTransaction());
 	}
 
 	@Bean

@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.support.jdbc.DatabasePlatform;
+import dev.idempotency.support.jdbc.StartTransactionManagers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +19,7 @@ import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.ResourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.util.StringUtils;
 
 /**
@@ -33,6 +36,13 @@ import org.springframework.util.StringUtils;
  * A transactional store whose chosen manager does not manage its resource, or for which none is
  * found, is an {@link IdempotencyTransactionManagerException}. Choices are made once per store and
  * logged when several managers existed.
+ * <p>
+ * With {@code startTransaction}, a store on a MySQL or MariaDB {@code DataSource} whose chosen
+ * manager is Spring's {@code DataSourceTransactionManager} or {@code JdbcTransactionManager} gets a
+ * copy of that manager for the transactions the interceptor opens, one that begins with
+ * {@code START TRANSACTION} on a connection in auto-commit mode instead of switching auto-commit off
+ * and on ({@link StartTransactionManagers}); the method's work on the {@code DataSource} joins it as
+ * before, and the application's other transactions keep its manager.
  *
  * @since 0.2.0
  */
@@ -44,17 +54,34 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 
 	private final @Nullable String configuredName;
 
+	private final boolean startTransaction;
+
 	private final Map<IdempotencyStore, Choice> choices = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a selector that hands out the chosen managers themselves.
+	 * @param beanFactory where the transaction managers are
+	 * @param configuredName the bean name set by {@code idempotency.transaction-manager}, or
+	 * {@code null}
+	 */
+	public TransactionManagerSelector(ConfigurableListableBeanFactory beanFactory, @Nullable String configuredName) {
+		this(beanFactory, configuredName, false);
+	}
 
 	/**
 	 * Creates a selector.
 	 * @param beanFactory where the transaction managers are
 	 * @param configuredName the bean name set by {@code idempotency.transaction-manager}, or
 	 * {@code null}
+	 * @param startTransaction whether transactions on a MySQL or MariaDB store begin with
+	 * {@code START TRANSACTION} (set by {@code idempotency.start-transaction})
+	 * @since 0.3.0
 	 */
-	public TransactionManagerSelector(ConfigurableListableBeanFactory beanFactory, @Nullable String configuredName) {
+	public TransactionManagerSelector(ConfigurableListableBeanFactory beanFactory, @Nullable String configuredName,
+			boolean startTransaction) {
 		this.beanFactory = beanFactory;
 		this.configuredName = StringUtils.hasText(configuredName) ? configuredName.trim() : null;
+		this.startTransaction = startTransaction;
 	}
 
 	@Override
@@ -79,7 +106,7 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 		Choice choice = this.choices.get(store);
 		if (choice == null) {
 			// Not computeIfAbsent: a failed choice is thrown again, not cached.
-			choice = select(store);
+			choice = forInterceptor(store, select(store));
 			this.choices.putIfAbsent(store, choice);
 		}
 		return choice;
@@ -123,6 +150,25 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 		return new Choice(bean(chosen), chosen);
 	}
 
+	private Choice forInterceptor(IdempotencyStore store, Choice choice) {
+		PlatformTransactionManager chosen = choice.transactionManager();
+		if (!this.startTransaction || chosen == null
+				|| !(store.transactionalResource() instanceof DataSource dataSource)) {
+			return choice;
+		}
+		PlatformTransactionManager copy;
+		try {
+			copy = StartTransactionManagers.forInterceptor(chosen, dataSource,
+					() -> DatabasePlatform.detect(dataSource, "how @Idempotent transactions begin"));
+		}
+		catch (IllegalStateException ex) {
+			logger.debug("@Idempotent methods using store '" + store.name() + "' switch auto-commit to begin a "
+					+ "transaction: the database platform could not be read", ex);
+			return choice;
+		}
+		return (copy != null) ? new Choice(copy, choice.beanName()) : choice;
+	}
+
 	private Choice checked(IdempotencyStore store, @Nullable Object resource, String name, String source) {
 		PlatformTransactionManager transactionManager = bean(name);
 		if (resource != null && !manages(transactionManager, resource)) {
@@ -142,11 +188,14 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 	 * @return whether it manages the resource
 	 */
 	public static boolean manages(PlatformTransactionManager transactionManager, Object resource) {
-		if (transactionManager instanceof ResourceTransactionManager managed
-				&& managed.getResourceFactory() == resource) {
+		// A DataSource proxy that binds its connection under its target (InfrastructureProxy) manages the target.
+		Object target = TransactionSynchronizationUtils.unwrapResourceIfNecessary(resource);
+		if (transactionManager instanceof ResourceTransactionManager managed && managed.getResourceFactory() != null
+				&& TransactionSynchronizationUtils.unwrapResourceIfNecessary(managed.getResourceFactory()) == target) {
 			return true;
 		}
-		return readDataSource(transactionManager) == resource;
+		Object dataSource = readDataSource(transactionManager);
+		return dataSource != null && TransactionSynchronizationUtils.unwrapResourceIfNecessary(dataSource) == target;
 	}
 
 	/** The {@code dataSource} property of JPA and Hibernate managers, which bind its connection too. */

@@ -70,6 +70,11 @@ class IdempotencyPropertiesDefaultsTests {
 	}
 
 	@Test
+	void transactionsOnAMySqlAutoCommitPoolBeginWithStartTransaction() {
+		assertThat(this.properties.isStartTransaction()).isTrue();
+	}
+
+	@Test
 	void advisorRunsJustOutsideTransactionalAdvice() {
 		assertThat(this.properties.getAdvisorOrder()).isEqualTo(Ordered.LOWEST_PRECEDENCE - 10)
 			.isEqualTo(IdempotencyProperties.DEFAULT_ADVISOR_ORDER);

@@ -35,38 +35,45 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 /**
  * Transaction boundaries on the real PostgreSQL: acknowledgement strictly after commit (checked from
  * a separate connection at the moment of the ack), rollback takes the dedup row with it, a duplicate
- * leaves an open transaction usable, and {@code @Transactional} composes in both advisor orders.
+ * leaves an open transaction usable, and {@code @Transactional} composes in both advisor orders. The
+ * same tests run on MariaDB in {@link IdempotentTransactionMariaDbIntegrationTests}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class IdempotentTransactionIntegrationTests {
 
 	/** The default: the @Idempotent advisor runs outside @Transactional and owns the transaction. */
-	private ConfigurableApplicationContext idempotentOutside;
+	ConfigurableApplicationContext idempotentOutside;
 
 	/** @Transactional's advisor ordered first: it opens the transaction, @Idempotent joins it. */
 	private ConfigurableApplicationContext transactionalOutside;
 
-	private JdbcTemplate jdbc;
+	JdbcTemplate jdbc;
 
 	/** A connection outside every Spring transaction: sees only committed data. */
-	private JdbcTemplate committedView;
+	JdbcTemplate committedView;
 
 	private final List<Map<String, Integer>> acknowledgements = new ArrayList<>();
+
+	/** Spring Boot properties that point the DataSource at the database under test: URL, then user. */
+	String[] dataSourceProperties() {
+		return TestDatabases.postgresProperties();
+	}
 
 	@BeforeAll
 	void start() {
 		this.idempotentOutside = start(TestApplication.class);
 		this.transactionalOutside = start(TransactionalFirstApplication.class);
 		this.jdbc = this.idempotentOutside.getBean(JdbcTemplate.class);
-		String[] properties = TestDatabases.postgresProperties();
+		String[] properties = dataSourceProperties();
 		this.committedView = new JdbcTemplate(new DriverManagerDataSource(properties[0].split("=", 2)[1],
 				properties[1].split("=", 2)[1], ""));
 		this.jdbc.execute("DROP TABLE IF EXISTS it_effect");
 		this.jdbc.execute("CREATE TABLE it_effect (order_id VARCHAR(64) NOT NULL)");
 	}
 
-	private static ConfigurableApplicationContext start(Class<?> application) {
-		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));
+	ConfigurableApplicationContext start(Class<?> application, String... extraProperties) {
+		List<String> properties = new ArrayList<>(List.of(dataSourceProperties()));
+		properties.addAll(List.of(extraProperties));
 		properties.add("idempotency.jdbc.initialize-schema=always");
 		properties.add("idempotency.jdbc.purge.enabled=false");
 		return new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
@@ -101,15 +108,15 @@ class IdempotentTransactionIntegrationTests {
 						"SELECT COUNT(*) FROM idempotency_record WHERE namespace LIKE 'it-tx%'", Integer.class)));
 	}
 
-	private Handler handler() {
+	Handler handler() {
 		return this.idempotentOutside.getBean(Handler.class);
 	}
 
-	private int committedEffects() {
+	int committedEffects() {
 		return this.committedView.queryForObject("SELECT COUNT(*) FROM it_effect", Integer.class);
 	}
 
-	private int committedRecords() {
+	int committedRecords() {
 		return this.committedView.queryForObject("SELECT COUNT(*) FROM idempotency_record WHERE namespace LIKE 'it-tx%'",
 				Integer.class);
 	}

@@ -7,7 +7,8 @@ import dev.idempotency.benchmarks.support.Database;
  * prints the mean wall time and the mean client CPU time (this thread's) per message and the
  * verification; client CPU time is much steadier than throughput on a busy machine, so that a database statement log (for
  * example PostgreSQL's {@code log_statement = 'all'}) or a profiler can be read for a known number of
- * messages. Usage: {@code BenchTrace <variant> <postgresql|mariadb> [messages] [warm-up messages]}.
+ * messages (the statements {@code SELECT 'bench-trace-start'} and {@code SELECT 'bench-trace-end'} mark
+ * the traced part in such a log). Usage: {@code BenchTrace <variant> <postgresql|mariadb> [messages] [warm-up messages]}.
  */
 public final class BenchTrace {
 
@@ -26,6 +27,8 @@ public final class BenchTrace {
 					bench.deliver(variant);
 				}
 				System.out.println("--- trace start " + bench.runId());
+				// Markers for a statement log: everything between them belongs to the traced messages.
+				bench.jdbc().queryForObject("SELECT 'bench-trace-start'", String.class);
 				java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
 				long cpuStarted = cpu.getCurrentThreadCpuTime();
 				long started = System.nanoTime();
@@ -34,6 +37,7 @@ public final class BenchTrace {
 				}
 				long elapsed = System.nanoTime() - started;
 				long cpuUsed = cpu.getCurrentThreadCpuTime() - cpuStarted;
+				bench.jdbc().queryForObject("SELECT 'bench-trace-end'", String.class);
 				System.out.println("--- trace end");
 				System.out.printf("%s on %s: %d messages, %.1f µs per message (wall), %.1f µs client CPU per message%n",
 						variantName, database.id(), messages, elapsed / 1000.0 / messages, cpuUsed / 1000.0 / messages);

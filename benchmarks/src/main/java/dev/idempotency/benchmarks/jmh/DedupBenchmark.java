@@ -28,7 +28,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class DedupBenchmark {
 
-	@Param({ "plain", "ideal", "starter-jdbc", "starter-jdbc-dupcount", "camel-jdbc", "si-jdbc", "lettuce-setnx", "camel-redis", "si-redis" })
+	@Param({ "plain", "ideal", "starter-jdbc", "starter-jdbc-defaults", "starter-jdbc-dupcount", "camel-jdbc", "si-jdbc", "lettuce-setnx", "camel-redis", "si-redis" })
 	public String variant;
 
 	@Param({ "postgresql", "mariadb" })

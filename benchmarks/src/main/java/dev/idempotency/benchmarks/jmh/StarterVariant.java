@@ -21,6 +21,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The store is chosen by properties, so the same class measures any store the starter
  * auto-configures: {@code starter-jdbc} sets {@code idempotency.store.type=jdbc}; a Redis-backed run
  * only needs other properties (see {@link Variants}).
+ * <p>
+ * The pool is the benchmark's tuned one (the same settings as every hand-built variant) unless the
+ * variant asks for {@linkplain Pool#BOOT_DEFAULTS Spring Boot's defaults}, which is what an
+ * application gets without tuning.
  */
 final class StarterVariant implements DedupVariant {
 
@@ -29,8 +33,14 @@ final class StarterVariant implements DedupVariant {
 	private final Listener listener;
 
 	StarterVariant(Bench bench, Map<String, Object> storeProperties) {
-		Map<String, Object> properties = BootApps.withRedis(BootApps.properties(bench.database(),
-				Bench.poolSize(bench.threads())));
+		this(bench, storeProperties, Pool.TUNED);
+	}
+
+	StarterVariant(Bench bench, Map<String, Object> storeProperties, Pool pool) {
+		Map<String, Object> properties = BootApps.withRedis(switch (pool) {
+			case TUNED -> BootApps.properties(bench.database(), Bench.poolSize(bench.threads()));
+			case BOOT_DEFAULTS -> BootApps.defaultPoolProperties(bench.database());
+		});
 		properties.put("idempotency.redis.key-prefix", "bench:starter:" + bench.runId() + ":");
 		properties.putAll(storeProperties);
 		this.context = BootApps.run(properties, App.class);
@@ -45,6 +55,20 @@ final class StarterVariant implements DedupVariant {
 	@Override
 	public void close() {
 		this.context.close();
+	}
+
+	/** The pool of the starter's application. */
+	enum Pool {
+
+		/** The benchmark's pool: {@code 2 x threads + 2} connections, READ COMMITTED on MariaDB. */
+		TUNED,
+
+		/**
+		 * Spring Boot's defaults: no {@code spring.datasource.hikari.*} setting (10 connections,
+		 * auto-commit on) and the server's default isolation.
+		 */
+		BOOT_DEFAULTS
+
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)

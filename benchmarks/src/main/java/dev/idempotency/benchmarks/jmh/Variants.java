@@ -25,6 +25,10 @@ public final class Variants {
 		REGISTRY.jdbc("ideal", "2 hand-written insert-or-ignore in tx", IdealVariant::new);
 		REGISTRY.jdbc("starter-jdbc", "3 @Idempotent, starter JDBC store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "jdbc")));
+		REGISTRY.jdbc("starter-jdbc-defaults",
+				"3b @Idempotent, starter JDBC store, Spring Boot's pool defaults and the server's isolation",
+				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "jdbc"),
+						StarterVariant.Pool.BOOT_DEFAULTS));
 		REGISTRY.jdbc("starter-jdbc-dupcount", "3d @Idempotent, starter JDBC store, per-key duplicate accounting",
 				(bench) -> new StarterVariant(bench,
 						Map.of("idempotency.store.type", "jdbc", "idempotency.duplicate-accounting", "true")));
@@ -40,6 +44,11 @@ public final class Variants {
 		REGISTRY.diagnostic("ideal-takeover",
 				"2' variant 2 with the starter's unguarded ON CONFLICT DO UPDATE (diagnostic)",
 				(bench) -> new IdealVariant(bench, true));
+		REGISTRY.diagnostic("starter-jdbc-defaults-switch",
+				"3b' variant 3b with idempotency.start-transaction=false: auto-commit switched off and on (diagnostic)",
+				(bench) -> new StarterVariant(bench,
+						Map.of("idempotency.store.type", "jdbc", "idempotency.start-transaction", "false"),
+						StarterVariant.Pool.BOOT_DEFAULTS));
 		REGISTRY.redis("starter-redis", "R4 @Idempotent, starter Redis store",
 				(bench) -> new StarterVariant(bench, Map.of("idempotency.store.type", "redis")));
 	}

@@ -29,10 +29,7 @@ public final class BootApps {
 	 * on, the database's default isolation), quiet logging.
 	 */
 	public static Map<String, Object> defaultPoolProperties(Database database) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("spring.datasource.url", database.url());
-		properties.put("spring.datasource.username", database.user());
-		properties.put("spring.datasource.password", database.password());
+		Map<String, Object> properties = new LinkedHashMap<>(database.springDefaultProperties());
 		properties.put("spring.main.banner-mode", "off");
 		properties.put("logging.level.root", "warn");
 		return properties;

@@ -13,7 +13,8 @@ import com.zaxxer.hikari.HikariDataSource;
  * The databases under test, their connection settings (overridable with system properties
  * {@code bench.<name>.url}, {@code .user}, {@code .password}) and the DDL of the benchmark's own
  * tables. Every variant gets the same pool settings; on MariaDB every variant runs at READ COMMITTED,
- * as docs/jdbc-store.md recommends.
+ * as docs/jdbc-store.md recommends. The exception is the variant that measures Spring Boot's defaults
+ * ({@link #springDefaultProperties()}).
  */
 public enum Database {
 
@@ -142,6 +143,19 @@ public enum Database {
 		if (this.isolation != null) {
 			properties.put("spring.datasource.hikari.transaction-isolation", this.isolation);
 		}
+		return properties;
+	}
+
+	/**
+	 * The Spring Boot properties of an application that tunes nothing: the URL and credentials only,
+	 * so the pool is Boot's default Hikari pool (10 connections, auto-commit on) and the transactions
+	 * run at the server's default isolation (REPEATABLE READ on MariaDB).
+	 */
+	public Map<String, Object> springDefaultProperties() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.datasource.url", url());
+		properties.put("spring.datasource.username", user());
+		properties.put("spring.datasource.password", password());
 		return properties;
 	}
 

@@ -15,6 +15,7 @@ import dev.idempotency.store.jdbc.JdbcIdempotencyPurger;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.store.jdbc.JdbcLeasedIdempotencyStore;
 import dev.idempotency.support.IdempotencyPurgeJob;
+import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.LeaseReconciliationJob;
 import dev.idempotency.support.ParkedKeysView;
 
@@ -60,6 +61,12 @@ class JdbcStoreConfiguration {
 				properties.getTableName(), Clock.systemUTC(), !reconciled, reconcilerProperties.getNamespaces());
 		return new JdbcIdempotencyStore(new JdbcTemplate(dataSource), dialect, properties.getTableName(),
 				Clock.systemUTC(), leased);
+	}
+
+	@Bean
+	MySqlConnectionAdvisory idempotencyMySqlConnectionAdvisory(JdbcIdempotencyStore store,
+			ObjectProvider<IdempotencyTransactionManagerResolver> transactionManagers) {
+		return new MySqlConnectionAdvisory(store, transactionManagers);
 	}
 
 	@Bean

@@ -1,0 +1,78 @@
+package dev.idempotency.support;
+
+import java.time.Clock;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
+import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.support.jdbc.StartTransactionDataSource;
+import dev.idempotency.testsupport.TestDatabases;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which transaction manager the interceptor gets for a store on MariaDB: a copy of Spring's JDBC
+ * manager that begins with {@code START TRANSACTION}, with the application's settings, and the
+ * application's own manager in every other case.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TransactionManagerSelectorMariaDbIntegrationTests {
+
+	private final HikariDataSource dataSource = TestDatabases.mariaDb();
+
+	private final JdbcIdempotencyStore store = new JdbcIdempotencyStore(new JdbcTemplate(this.dataSource),
+			JdbcIdempotencyDialect.MARIADB, "idempotency_record", Clock.systemUTC());
+
+	@AfterAll
+	void close() {
+		this.dataSource.close();
+	}
+
+	@Test
+	void jdbcTransactionManagerIsCopiedWithItsSettingsForTheInterceptorsTransactions() {
+		JdbcTransactionManager application = new JdbcTransactionManager(this.dataSource);
+		application.setDefaultTimeout(7);
+		application.setRollbackOnCommitFailure(true);
+		application.setNestedTransactionAllowed(false);
+
+		PlatformTransactionManager chosen = selector(application, true).resolve(this.store);
+
+		assertThat(chosen).isNotSameAs(application).isExactlyInstanceOf(JdbcTransactionManager.class);
+		JdbcTransactionManager copy = (JdbcTransactionManager) chosen;
+		assertThat(copy.getDataSource()).isInstanceOf(StartTransactionDataSource.class);
+		assertThat(copy.getDefaultTimeout()).isEqualTo(7);
+		assertThat(copy.isRollbackOnCommitFailure()).isTrue();
+		assertThat(copy.isNestedTransactionAllowed()).isFalse();
+		assertThat(TransactionManagerSelector.manages(copy, this.dataSource)).isTrue();
+		assertThat(application.getDataSource()).isSameAs(this.dataSource);
+	}
+
+	@Test
+	void aSubclassOfTheJdbcTransactionManagerIsLeftAlone() {
+		JdbcTransactionManager application = new JdbcTransactionManager(this.dataSource) {
+		};
+		assertThat(selector(application, true).resolve(this.store)).isSameAs(application);
+	}
+
+	@Test
+	void withStartTransactionOffTheApplicationsManagerIsUsed() {
+		JdbcTransactionManager application = new JdbcTransactionManager(this.dataSource);
+		assertThat(selector(application, false).resolve(this.store)).isSameAs(application);
+	}
+
+	private static TransactionManagerSelector selector(PlatformTransactionManager transactionManager,
+			boolean startTransaction) {
+		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
+		beanFactory.registerSingleton("transactionManager", transactionManager);
+		return new TransactionManagerSelector(beanFactory, null, startTransaction);
+	}
+
+}
