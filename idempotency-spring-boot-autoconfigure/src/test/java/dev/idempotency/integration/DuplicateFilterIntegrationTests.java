@@ -1,5 +1,6 @@
 package dev.idempotency.integration;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.filter.FilterRebuilds;
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.redis.filter.RedisRecentKeysFilter;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestRedisConnections;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -80,6 +82,7 @@ class DuplicateFilterIntegrationTests {
 		for (int i = 0; i < 200; i++) {
 			deliver("a-" + i, acknowledged).apply(orders, "a-" + i);
 		}
+		awaitRecentKeysWritten(context);
 		int begunAfterFirstRound = transactions.begun.get();
 		for (int i = 0; i < 200; i++) {
 			deliver("a-" + i, acknowledged).apply(orders, "a-" + i);
@@ -103,6 +106,7 @@ class DuplicateFilterIntegrationTests {
 		for (int i = 0; i < 50; i++) {
 			deliver("b-" + i, acknowledged).apply(orders, "b-" + i);
 		}
+		awaitRecentKeysWritten(context);
 		MeterRegistry meters = context.getBean(MeterRegistry.class);
 		// The first round asks Redis only for Bloom false positives.
 		double unknownBefore = answers(meters, "redis-recent", "unknown");
@@ -257,6 +261,13 @@ class DuplicateFilterIntegrationTests {
 			super.doBegin(transaction, definition);
 		}
 
+	}
+
+	/** The recent keys are written behind the consumer thread: wait until the queue is empty. */
+	private static void awaitRecentKeysWritten(ConfigurableApplicationContext context) {
+		RedisRecentKeysFilter recent = context.getBean(RedisRecentKeysFilter.class);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> recent.pendingWrites() == 0);
+		assertThat(recent.dropped()).isZero();
 	}
 
 }

@@ -9,22 +9,26 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
  * The keys that completed recently, in Redis, shared by every instance: one Redis key per completed
- * key, written after commit with a time to live. Present is {@link Answer#COMPLETED} (only committed
- * keys are ever written); absent is {@link Answer#UNKNOWN} (expired, never written because the
- * instance died between commit and write, or not completed): the store decides.
+ * key, queued after commit and written with a time to live by a background thread
+ * ({@link RecentKeysWriter}), so that a consumer thread does not wait for Redis after its commit.
+ * Present is {@link Answer#COMPLETED} (only committed keys are ever written); absent is
+ * {@link Answer#UNKNOWN} (expired, not written yet, dropped, never written because the instance died
+ * between commit and write, or not completed): the store decides.
  * <p>
  * The time to live should cover the window in which a duplicate arrives through the broker's
  * retries and redeliveries; a replay older than it goes to the store.
  *
  * @since 0.2.0
  */
-public final class RedisRecentKeysFilter implements DuplicateFilter {
+public final class RedisRecentKeysFilter implements DuplicateFilter, AutoCloseable {
 
 	private final StringRedisTemplate redis;
 
 	private final String prefix;
 
 	private final Duration timeToLive;
+
+	private final RecentKeysWriter writer;
 
 	/**
 	 * Creates the filter.
@@ -39,6 +43,7 @@ public final class RedisRecentKeysFilter implements DuplicateFilter {
 		this.redis = redis;
 		this.prefix = prefix;
 		this.timeToLive = timeToLive;
+		this.writer = new RecentKeysWriter(redis, timeToLive);
 	}
 
 	@Override
@@ -51,9 +56,36 @@ public final class RedisRecentKeysFilter implements DuplicateFilter {
 		return Boolean.TRUE.equals(this.redis.hasKey(redisKey(key))) ? Answer.COMPLETED : Answer.UNKNOWN;
 	}
 
+	/**
+	 * Queues the key's write, sent by a background thread with the others gathered meanwhile (see
+	 * {@link RecentKeysWriter}): until it lands, a duplicate of the key goes to the store.
+	 */
 	@Override
 	public void learn(IdempotencyKey key) {
-		this.redis.opsForValue().set(redisKey(key), "1", this.timeToLive);
+		this.writer.write(redisKey(key));
+	}
+
+	/**
+	 * Learned keys that were not written: dropped because too many were waiting, or because Redis
+	 * refused them. Their duplicates go to the store.
+	 * @return keys dropped since the start
+	 */
+	public long dropped() {
+		return this.writer.dropped();
+	}
+
+	/**
+	 * Learned keys still waiting to be written.
+	 * @return keys queued
+	 */
+	public int pendingWrites() {
+		return this.writer.pending();
+	}
+
+	/** Sends the keys still queued and stops the writer's thread. */
+	@Override
+	public void close() {
+		this.writer.close();
 	}
 
 	/**
