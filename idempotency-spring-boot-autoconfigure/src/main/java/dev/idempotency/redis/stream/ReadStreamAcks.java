@@ -10,16 +10,19 @@ import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.core.RedisCallback;
 
 /**
- * The acknowledgements of one consumer's read: an entry is recorded here only once it is done (its
- * transaction committed, or it was a duplicate), and the read loop sends them as one XACK on its own
- * connection after the read's last entry, or earlier when an entry is held through an outage. A
- * failed entry is never recorded, so it stays pending. Used by one thread.
+ * The acknowledgements of one consumer's read loop: an entry is recorded here only once it is done
+ * (its transaction committed, or it was a duplicate), and the loop sends them as one XACK on its own
+ * connection after the read's last entry, or earlier (an entry failed or is held through an outage,
+ * or the oldest has waited long enough). A failed entry is never recorded, so it stays pending. An
+ * XACK that fails keeps its ids, to be sent again with the next one (on the next connection after a
+ * reconnect): a done entry left pending would be claimed, and with a low max-deliveries given up
+ * rather than found a duplicate. Used by one thread.
  */
 final class ReadStreamAcks implements StreamAcks {
 
 	private static final RecordId[] NONE = new RecordId[0];
 
-	private final RedisConnection connection;
+	private @Nullable RedisConnection connection;
 
 	private final byte[] stream;
 
@@ -31,12 +34,10 @@ final class ReadStreamAcks implements StreamAcks {
 
 	/**
 	 * Creates the acknowledgements of one read loop.
-	 * @param connection the loop's connection
 	 * @param stream the stream's key
 	 * @param group the consumer group
 	 */
-	ReadStreamAcks(RedisConnection connection, byte[] stream, String group) {
-		this.connection = connection;
+	ReadStreamAcks(byte[] stream, String group) {
 		this.stream = stream;
 		this.group = group;
 	}
@@ -49,9 +50,17 @@ final class ReadStreamAcks implements StreamAcks {
 		this.ids.add(recordId);
 	}
 
+	/**
+	 * Sends the acknowledgements, and runs the completing script, on this connection from now on.
+	 * @param connection the loop's current connection
+	 */
+	void use(RedisConnection connection) {
+		this.connection = connection;
+	}
+
 	@Override
 	public <T> @Nullable T execute(RedisCallback<T> action) {
-		return action.doInRedis(this.connection);
+		return action.doInRedis(connection());
 	}
 
 	@Override
@@ -59,10 +68,16 @@ final class ReadStreamAcks implements StreamAcks {
 		if (this.ids.isEmpty()) {
 			return;
 		}
-		RecordId[] ids = this.ids.toArray(NONE);
-		// Forget them first: if the XACK fails they stay pending and come back as duplicates.
+		connection().streamCommands().xAck(this.stream, this.group, this.ids.toArray(NONE));
 		this.ids.clear();
-		this.connection.streamCommands().xAck(this.stream, this.group, ids);
+	}
+
+	private RedisConnection connection() {
+		RedisConnection connection = this.connection;
+		if (connection == null) {
+			throw new IllegalStateException("No connection to acknowledge on");
+		}
+		return connection;
 	}
 
 	/**

@@ -141,13 +141,13 @@ final class StreamEntryDispatcher {
 		}
 	}
 
-	/** Sends the acknowledgements recorded so far; if that fails they stay pending and return as duplicates. */
+	/** Sends the acknowledgements recorded so far; if that fails they are kept for the next XACK. */
 	private static void flushQuietly(StreamAcks acks) {
 		try {
 			acks.flush();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not acknowledge the entries done before a failed one; they are redelivered as duplicates",
+			logger.debug("Could not acknowledge the entries done before a failed one; sending them with the next XACK",
 					ex);
 		}
 	}

@@ -29,8 +29,9 @@ import org.springframework.data.redis.connection.stream.StreamReadOptions;
  * left pending past min-idle would be claimed and delivered again.
  * <p>
  * Errors never end the loop while it runs: the connection is closed (a failover or restart gets a
- * new one), the error handler decides how long to pause, and the loop reads again. Entries read and
- * not yet delivered when the loop is cancelled stay pending; the ones already done are acknowledged.
+ * new one), the error handler decides how long to pause, and the loop reads again; acknowledgements
+ * that could not be sent are sent before the next read. Entries read and not yet delivered when the
+ * loop is cancelled stay pending; the ones already done are acknowledged.
  */
 final class StreamReadLoop implements Runnable {
 
@@ -58,6 +59,8 @@ final class StreamReadLoop implements Runnable {
 	private final java.util.function.Consumer<Throwable> errorHandler;
 
 	private final BooleanSupplier running;
+
+	private final ReadStreamAcks acks;
 
 	private volatile boolean cancelled;
 
@@ -89,6 +92,7 @@ final class StreamReadLoop implements Runnable {
 		this.onEntry = onEntry;
 		this.errorHandler = errorHandler;
 		this.running = running;
+		this.acks = new ReadStreamAcks(this.streamKey, this.group);
 	}
 
 	@Override
@@ -99,6 +103,7 @@ final class StreamReadLoop implements Runnable {
 				try {
 					if (connection == null) {
 						connection = this.connectionFactory.getConnection();
+						this.acks.use(connection);
 					}
 					read(connection);
 				}
@@ -112,6 +117,9 @@ final class StreamReadLoop implements Runnable {
 			}
 		}
 		finally {
+			if (connection != null) {
+				flushQuietly();
+			}
 			close(connection);
 			this.active = false;
 		}
@@ -119,19 +127,22 @@ final class StreamReadLoop implements Runnable {
 
 	/** Reads once, delivers what it read and acknowledges the entries that are done. */
 	private void read(RedisConnection connection) {
+		// What an earlier XACK failed to send (Redis was down): before reading more.
+		this.acks.flush();
 		List<ByteRecord> records = connection.streamCommands()
 			.xReadGroup(this.consumer, this.options, StreamOffset.create(this.streamKey, ReadOffset.lastConsumed()));
 		if (records == null || records.isEmpty()) {
 			return;
 		}
-		ReadStreamAcks acks = new ReadStreamAcks(connection, this.streamKey, this.group);
+		ReadStreamAcks acks = this.acks;
 		try {
 			for (ByteRecord record : records) {
 				if (!reading()) {
 					break;
 				}
 				if (acks.waitingLongerThan(this.longestAckWait)) {
-					acks.flush();
+					// Quietly: a failed XACK keeps its ids; the entries still to deliver come first.
+					flushQuietly();
 				}
 				MapRecord<String, String, String> entry = toEntry(record);
 				this.onEntry.accept(entry);
@@ -160,6 +171,17 @@ final class StreamReadLoop implements Runnable {
 					new String(field.getValue(), StandardCharsets.UTF_8));
 		}
 		return MapRecord.create(this.stream, fields).withId(record.getId());
+	}
+
+	/** Sends the acknowledgements recorded; if that fails they are kept for the next XACK. */
+	private void flushQuietly() {
+		try {
+			this.acks.flush();
+		}
+		catch (RuntimeException ex) {
+			// Kept: sent again with the next XACK, or, if the loop ends first, left pending and
+			// found as duplicates when claimed.
+		}
 	}
 
 	private boolean reading() {
