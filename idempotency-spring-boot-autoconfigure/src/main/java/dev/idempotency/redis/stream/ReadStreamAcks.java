@@ -22,13 +22,13 @@ final class ReadStreamAcks implements StreamAcks {
 
 	private static final RecordId[] NONE = new RecordId[0];
 
-	private @Nullable RedisConnection connection;
-
 	private final byte[] stream;
 
 	private final String group;
 
 	private final List<RecordId> ids = new ArrayList<>();
+
+	private @Nullable RedisConnection connection;
 
 	private long firstRecordedAt;
 
