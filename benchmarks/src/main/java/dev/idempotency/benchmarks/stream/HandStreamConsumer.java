@@ -58,6 +58,11 @@ final class HandStreamConsumer extends StreamConsumer {
 	}
 
 	@Override
+	String consumerThreadPrefix() {
+		return name() + "-";
+	}
+
+	@Override
 	void start() {
 		this.running = true;
 		this.threads.clear();

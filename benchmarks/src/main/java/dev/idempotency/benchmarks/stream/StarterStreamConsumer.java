@@ -43,6 +43,12 @@ final class StarterStreamConsumer extends StreamConsumer {
 	}
 
 	@Override
+	String consumerThreadPrefix() {
+		// The listener container's consumer threads (not its recovery thread).
+		return "redis-stream-" + StreamListener.ID + "-";
+	}
+
+	@Override
 	void start() {
 		this.registry.start();
 	}

@@ -38,6 +38,9 @@ abstract class StreamConsumer implements AutoCloseable {
 		return this.dedups;
 	}
 
+	/** The name prefix of this variant's consumer threads, whose CPU and allocations a round reports. */
+	abstract String consumerThreadPrefix();
+
 	abstract void start();
 
 	abstract void stop();

@@ -12,13 +12,16 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /** The user's listener: the entry's fields, the key from the {@code key} field. */
 public class StreamListener {
 
+	/** The listener's id, which names its consumer threads. */
+	static final String ID = "bench";
+
 	private final JdbcTemplate jdbc;
 
 	public StreamListener(JdbcTemplate jdbc) {
 		this.jdbc = jdbc;
 	}
 
-	@RedisStreamListener(stream = "${bench.stream}", group = "${bench.group}")
+	@RedisStreamListener(id = ID, stream = "${bench.stream}", group = "${bench.group}")
 	@Idempotent(key = "#headers['key']")
 	public void onEntry(MapRecord<String, String, String> record) {
 		Map<String, String> body = record.getValue();

@@ -14,6 +14,7 @@ import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
 import dev.idempotency.benchmarks.support.RedisConnections;
+import dev.idempotency.benchmarks.support.ThreadCost;
 import dev.idempotency.benchmarks.support.Waits;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -88,6 +89,7 @@ final class StreamRounds implements AutoCloseable {
 		String lastId = fill(variant.stream(), source);
 		redis.xgroupCreate(XReadArgs.StreamOffset.from(variant.stream(), "0-0"), variant.group());
 		// Timed: from the start of the consumers until the last entry is read and nothing is pending.
+		ThreadCost before = ThreadCost.of(variant.consumerThreadPrefix());
 		long start = System.nanoTime();
 		variant.start();
 		long deadline = start + Duration.ofMinutes(2).toNanos();
@@ -97,10 +99,12 @@ final class StreamRounds implements AutoCloseable {
 			done = isDone(redis, variant, lastId);
 		}
 		long elapsed = System.nanoTime() - start;
+		// Before stopping: the consumer threads end with the stop, and with them their counters.
+		String cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
 		variant.stop();
 		double seconds = elapsed / 1e9;
-		String verdict = done ? verify(redis, variant, source) : "WRONG — not finished within 2 minutes; "
-				+ verify(redis, variant, source);
+		String verdict = done ? verify(redis, variant, source, cost)
+				: "WRONG — not finished within 2 minutes; " + verify(redis, variant, source, cost);
 		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict);
 	}
 
@@ -143,7 +147,8 @@ final class StreamRounds implements AutoCloseable {
 		return map;
 	}
 
-	private String verify(RedisCommands<String, String> redis, StreamConsumer variant, MessageStream source) {
+	private String verify(RedisCommands<String, String> redis, StreamConsumer variant, MessageStream source,
+			String cost) {
 		MessageStream.Expected expected = source.expected(LedgerTables.ACCOUNTS, !variant.dedups());
 		List<String> problems = LedgerTables.problems(this.adminJdbc, expected, variant.dedups());
 		long ledger = LedgerTables.ledgerRows(this.adminJdbc);
@@ -155,7 +160,8 @@ final class StreamRounds implements AutoCloseable {
 		if (dead != 0) {
 			problems.add(dead + " entries dead-lettered");
 		}
-		String counts = "entries=" + expected.issued() + " unique=" + expected.unique() + " ledger=" + ledger;
+		String counts = "entries=" + expected.issued() + " unique=" + expected.unique() + " ledger=" + ledger + " "
+				+ cost;
 		return problems.isEmpty() ? "OK (" + counts + ")" : "WRONG — " + String.join("; ", problems) + " (" + counts
 				+ ")";
 	}

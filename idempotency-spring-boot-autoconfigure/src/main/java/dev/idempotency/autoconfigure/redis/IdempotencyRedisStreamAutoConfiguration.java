@@ -28,7 +28,7 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 
 /**
  * Redis Stream adapter: {@code @RedisStreamListener} methods read their consumer group through
- * spring-data-redis' {@code StreamMessageListenerContainer}, are acknowledged after commit (or, with
+ * spring-data-redis' stream commands, are acknowledged after commit (or, with
  * a Redis idempotency store on the same Redis, in the script that completes the key), and have
  * their pending entries claimed, retried and dead-lettered. With fail-closed on (the
  * {@link FailClosedCircuits} bean), an infrastructure failure pauses a listener instead of counting

@@ -23,7 +23,8 @@ public class IdempotencyRedisStreamProperties {
 	private int concurrency = 1;
 
 	/**
-	 * Most entries one read returns (COUNT), and most entries one claim run takes per page.
+	 * Most entries one read returns (COUNT), and most entries one claim run takes per page. The
+	 * entries of one read that are done are acknowledged with one XACK.
 	 */
 	private int batchSize = 10;
 

@@ -15,6 +15,7 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -38,18 +39,30 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 public class RedisStreamAcknowledger implements CompletingAcknowledger {
 
-	private final StringRedisTemplate redis;
+	private final StreamAcks acks;
 
 	private final String stream;
 
 	private final String group;
 
-	private final String recordId;
+	private final RecordId recordId;
 
 	private volatile boolean acknowledged;
 
 	public RedisStreamAcknowledger(StringRedisTemplate redis, String stream, String group, String recordId) {
-		this.redis = redis;
+		this(new TemplateStreamAcks(redis, stream, group), stream, group, RecordId.of(recordId));
+	}
+
+	/**
+	 * Creates an acknowledger whose XACK goes to {@code acks}: at once, or with the other entries of
+	 * the same read once they are all done.
+	 * @param acks where the acknowledgement goes
+	 * @param stream the stream
+	 * @param group the consumer group
+	 * @param recordId the entry's id
+	 */
+	RedisStreamAcknowledger(StreamAcks acks, String stream, String group, RecordId recordId) {
+		this.acks = acks;
 		this.stream = stream;
 		this.group = group;
 		this.recordId = recordId;
@@ -57,7 +70,7 @@ public class RedisStreamAcknowledger implements CompletingAcknowledger {
 
 	@Override
 	public void acknowledge() {
-		this.redis.opsForStream().acknowledge(this.stream, this.group, this.recordId);
+		this.acks.acknowledge(this.recordId);
 		this.acknowledged = true;
 	}
 
@@ -70,16 +83,16 @@ public class RedisStreamAcknowledger implements CompletingAcknowledger {
 		byte[] entry = bytes(keyValue.storageKey(key));
 		byte[] stream = bytes(this.stream);
 		byte[][] keysAndArgs = { entry, stream, bytes(keyValue.claimedValue(claim)), bytes(keyValue.completedValue()),
-				bytes(String.valueOf(Math.max(1, retention.toMillis()))), bytes(this.group), bytes(this.recordId) };
+				bytes(String.valueOf(Math.max(1, retention.toMillis()))), bytes(this.group), bytes(this.recordId.getValue()) };
 		Long done;
 		try {
-			done = this.redis.execute((RedisCallback<Long>) (connection) -> {
+			done = this.acks.execute((RedisCallback<Long>) (connection) -> {
 				if (connection instanceof RedisClusterConnection
 						&& !ClusterSlotHashUtil.isSameSlotForAllKeys(entry, stream)) {
 					return null;
 				}
 				return run(connection, RedisStreamScripts.COMPLETE_AND_ACKNOWLEDGE, keysAndArgs);
-			}, true);
+			});
 		}
 		catch (DataAccessException ex) {
 			if (isCrossSlot(ex)) {
@@ -120,7 +133,8 @@ public class RedisStreamAcknowledger implements CompletingAcknowledger {
 
 	/**
 	 * Whether the entry was acknowledged through this acknowledger.
-	 * @return {@code true} once XACK was sent successfully
+	 * @return {@code true} once XACK was sent successfully, or, for an entry of a consumer's read,
+	 * recorded for the read's XACK
 	 */
 	public boolean isAcknowledged() {
 		return this.acknowledged;

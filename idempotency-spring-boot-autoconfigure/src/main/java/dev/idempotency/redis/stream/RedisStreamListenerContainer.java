@@ -17,13 +17,10 @@ import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.serializer.StringRedisSerializer;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer.StreamMessageListenerContainerOptions;
 
 /**
- * Runs one {@link RedisStreamListener} method: its consumers read the stream through a
- * {@link StreamMessageListenerContainer} with manual acknowledgement, and a recovery task measures,
+ * Runs one {@link RedisStreamListener} method: each of its consumers reads the stream on a connection
+ * of its own ({@link StreamReadLoop}) with manual acknowledgement, and a recovery task measures,
  * claims and dead-letters pending entries.
  * <ul>
  * <li>At start the consumer group is created if missing (XGROUP CREATE ... 0 MKSTREAM), and each
@@ -32,7 +29,9 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer.Stre
  * {@value DeliveryContext#MESSAGE_ID_HEADER} field, else {@code <stream>:<record id>}; namespace: the
  * group; SpEL variables {@code #record}, {@code #headers} (the fields), {@code #recordId},
  * {@code #stream}) with a {@link RedisStreamAcknowledger}. An {@code @Idempotent} method acknowledges
- * after commit; any other method is acknowledged when it returns.</li>
+ * after commit; any other method is acknowledged when it returns. The entries of one read that are
+ * done are acknowledged together, with one XACK after the read's last entry; a failed entry is
+ * never among them.</li>
  * <li>A method that throws leaves the entry pending. A payload that cannot be converted, a missing
  * key and {@code onDuplicate = THROW} are not retryable: the entry is dead-lettered at once. An entry
  * whose key is in progress elsewhere stays pending without using up a delivery.</li>
@@ -81,8 +80,6 @@ public class RedisStreamListenerContainer {
 
 	private final RedisStreamSettings settings;
 
-	private final RedisConnectionFactory connectionFactory;
-
 	private final StreamBinding binding;
 
 	private final ConsumerGroups groups;
@@ -99,7 +96,8 @@ public class RedisStreamListenerContainer {
 
 	private volatile boolean running;
 
-	private @Nullable StreamMessageListenerContainer<String, MapRecord<String, String, String>> container;
+	/** The current run: a consumer started for an earlier run does not subscribe. */
+	private @Nullable Object generation;
 
 	private @Nullable ScheduledExecutorService recovery;
 
@@ -135,7 +133,6 @@ public class RedisStreamListenerContainer {
 			Supplier<List<DeliveryListener>> listeners, @Nullable FailClosedCircuits circuits) {
 		this.endpoint = endpoint;
 		this.settings = settings;
-		this.connectionFactory = connectionFactory;
 		this.binding = new StreamBinding(endpoint.stream(), endpoint.group(), listeners);
 		StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 		int concurrency = (endpoint.concurrency() != null) ? endpoint.concurrency() : settings.concurrency();
@@ -150,12 +147,14 @@ public class RedisStreamListenerContainer {
 				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures,
 				failClosed);
 		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this::isRunning);
-		this.consumers = new StreamConsumers(names, this.binding, settings, this.groups, dispatcher, failClosed,
-				this::isRunning);
+		this.consumers = new StreamConsumers(names, this.binding, settings, this.groups, connectionFactory, this.tasks,
+				dispatcher, failClosed, this::isRunning);
 		this.recoveryRun = new StreamRecoveryRun(this.binding, settings, this.consumers, this.pending, failClosed,
 				() -> {
 					synchronized (this.lifecycleMonitor) {
-						this.consumers.resubscribeEnded(this.container);
+						if (this.running) {
+							this.consumers.resubscribeEnded();
+						}
 					}
 				}, this::isRunning);
 	}
@@ -194,19 +193,10 @@ public class RedisStreamListenerContainer {
 				return;
 			}
 			this.running = true;
-			StreamMessageListenerContainerOptions<String, MapRecord<String, String, String>> options = StreamMessageListenerContainerOptions
-				.builder()
-				.serializer(StringRedisSerializer.UTF_8)
-				.batchSize(this.settings.batchSize())
-				.pollTimeout(this.settings.pollTimeout())
-				.executor(this.tasks)
-				.build();
-			StreamMessageListenerContainer<String, MapRecord<String, String, String>> container = StreamMessageListenerContainer
-				.create(this.connectionFactory, options);
-			container.start();
-			this.container = container;
+			Object generation = new Object();
+			this.generation = generation;
 			for (StreamConsumers.Member consumer : this.consumers.members()) {
-				this.tasks.execute(() -> startConsumer(container, consumer));
+				this.tasks.execute(() -> startConsumer(generation, consumer));
 			}
 			ScheduledExecutorService recovery = DaemonSchedulers
 				.singleThread("redis-stream-recovery-" + this.endpoint.id());
@@ -229,9 +219,8 @@ public class RedisStreamListenerContainer {
 			}
 			this.running = false;
 			recovery = this.recovery;
-			if (this.container != null) {
-				this.container.stop();
-			}
+			this.generation = null;
+			this.consumers.cancel();
 			if (recovery != null) {
 				recovery.shutdown();
 			}
@@ -252,8 +241,7 @@ public class RedisStreamListenerContainer {
 		this.consumers.report();
 	}
 
-	private void startConsumer(StreamMessageListenerContainer<String, MapRecord<String, String, String>> container,
-			StreamConsumers.Member consumer) {
+	private void startConsumer(Object generation, StreamConsumers.Member consumer) {
 		try {
 			this.groups.create();
 		}
@@ -272,8 +260,8 @@ public class RedisStreamListenerContainer {
 			consumer.ownPendingRead();
 		}
 		synchronized (this.lifecycleMonitor) {
-			if (this.running && this.container == container) {
-				this.consumers.subscribe(container, consumer);
+			if (this.running && this.generation == generation) {
+				this.consumers.subscribe(consumer);
 			}
 		}
 		this.consumers.report();

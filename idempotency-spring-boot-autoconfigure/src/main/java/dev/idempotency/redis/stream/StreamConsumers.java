@@ -2,29 +2,23 @@ package dev.idempotency.redis.stream;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.function.BooleanSupplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.stream.Consumer;
-import org.springframework.data.redis.connection.stream.MapRecord;
-import org.springframework.data.redis.connection.stream.ReadOffset;
-import org.springframework.data.redis.connection.stream.StreamOffset;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer.StreamReadRequest;
-import org.springframework.data.redis.stream.Subscription;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * The consumers of one listener container and the health of their subscriptions: subscribes each
- * consumer (new entries go to the {@link StreamEntryDispatcher}), handles read errors without ever
- * cancelling (pause, recreate a missing group; with fail-closed on, a read that failed on the
- * infrastructure pauses the listener until Redis and the stores answer), subscribes again when a subscription ended, and tells
- * the listeners how many subscriptions read without error whenever that number changes.
+ * The consumers of one listener container and the health of their subscriptions: runs each
+ * consumer's {@link StreamReadLoop} (new entries go to the {@link StreamEntryDispatcher}), handles
+ * read errors without ever cancelling (pause, recreate a missing group; with fail-closed on, a read
+ * that failed on the infrastructure pauses the listener until Redis and the stores answer),
+ * subscribes again when a subscription ended, and tells the listeners how many subscriptions read without error whenever that number changes.
  * <p>
- * The container calls {@link #subscribe} and {@link #resubscribeEnded} under its lifecycle lock, with
- * the spring-data-redis container it currently runs.
+ * The container calls {@link #subscribe} and {@link #resubscribeEnded} under its lifecycle lock.
  */
 final class StreamConsumers {
 
@@ -36,6 +30,10 @@ final class StreamConsumers {
 	private final RedisStreamSettings settings;
 
 	private final ConsumerGroups groups;
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final Executor tasks;
 
 	private final StreamEntryDispatcher dispatcher;
 
@@ -53,15 +51,20 @@ final class StreamConsumers {
 	 * @param binding the stream and group
 	 * @param settings poll timeout and recovery back-off
 	 * @param groups recreates the group when a read finds it missing
+	 * @param connectionFactory gives each consumer's read loop its connection
+	 * @param tasks runs the read loops, one thread each
 	 * @param dispatcher delivers the entries read
 	 * @param failClosed pauses the listener while reads fail on the infrastructure
 	 * @param running whether the container runs; errors while it does not are ignored
 	 */
 	StreamConsumers(List<String> names, StreamBinding binding, RedisStreamSettings settings, ConsumerGroups groups,
-			StreamEntryDispatcher dispatcher, StreamFailClosed failClosed, BooleanSupplier running) {
+			RedisConnectionFactory connectionFactory, Executor tasks, StreamEntryDispatcher dispatcher,
+			StreamFailClosed failClosed, BooleanSupplier running) {
 		this.binding = binding;
 		this.settings = settings;
 		this.groups = groups;
+		this.connectionFactory = connectionFactory;
+		this.tasks = tasks;
 		this.dispatcher = dispatcher;
 		this.failClosed = failClosed;
 		this.running = running;
@@ -111,7 +114,7 @@ final class StreamConsumers {
 		boolean running = this.running.getAsBoolean();
 		int active = 0;
 		for (Member member : this.members) {
-			Subscription subscription = member.subscription;
+			StreamReadLoop subscription = member.subscription;
 			if (running && subscription != null && subscription.isActive() && !member.failing) {
 				active++;
 			}
@@ -133,47 +136,47 @@ final class StreamConsumers {
 	}
 
 	/**
-	 * Subscribes one consumer to new entries ({@code >}) with manual acknowledgement.
-	 * @param container the spring-data-redis container to register with
+	 * Starts one consumer's read loop on new entries ({@code >}) with manual acknowledgement.
 	 * @param member the consumer
 	 */
-	void subscribe(StreamMessageListenerContainer<String, MapRecord<String, String, String>> container,
-			Member member) {
-		StreamReadRequest<String> request = StreamReadRequest
-			.builder(StreamOffset.create(this.binding.stream(), ReadOffset.lastConsumed()))
-			.consumer(Consumer.from(this.binding.group(), member.name))
-			.autoAcknowledge(false)
-			// Never cancel on an error while running: the error handler backs off and reads again.
-			.cancelOnError((ex) -> !this.running.getAsBoolean())
-			.errorHandler((ex) -> onReadError(member, ex))
-			.build();
+	void subscribe(Member member) {
+		StreamReadLoop loop = new StreamReadLoop(this.connectionFactory, this.binding, member.name, this.settings,
+				this.dispatcher, (record) -> {
+					member.failing = false;
+					member.lastDelivered = record.getId().getValue();
+				}, (ex) -> onReadError(member, ex), this.running);
 		member.registeredAt = System.nanoTime();
-		member.subscription = container.register(request, (record) -> {
-			member.failing = false;
-			member.lastDelivered = record.getId().getValue();
-			this.dispatcher.dispatch(record, member.name, 1);
-		});
+		member.subscription = loop;
+		this.tasks.execute(loop);
+	}
+
+	/** Ends every read loop after its current read. */
+	void cancel() {
+		for (Member member : this.members) {
+			StreamReadLoop loop = member.subscription;
+			if (loop != null) {
+				loop.cancel();
+			}
+		}
 	}
 
 	/**
 	 * Marks consumers that have read without error for a while as healthy again, and subscribes again
 	 * those whose subscription ended.
-	 * @param container the spring-data-redis container to register with, or {@code null} if none runs
 	 */
-	void resubscribeEnded(
-			@Nullable StreamMessageListenerContainer<String, MapRecord<String, String, String>> container) {
+	void resubscribeEnded() {
 		long quiet = this.settings.pollTimeout().plus(this.settings.recoveryBackOff()).multipliedBy(2).toNanos();
 		for (Member member : this.members) {
-			Subscription subscription = member.subscription;
+			StreamReadLoop subscription = member.subscription;
 			if (member.failing && System.nanoTime() - member.lastErrorAt > quiet) {
 				member.failing = false;
 				logger.info("Consumer '" + member.name + "' reads stream '" + this.binding.stream() + "' again");
 			}
-			if (this.running.getAsBoolean() && container != null && subscription != null && !subscription.isActive()
+			if (this.running.getAsBoolean() && subscription != null && !subscription.isActive()
 					&& System.nanoTime() - member.registeredAt > quiet) {
 				logger.warn("Subscription of consumer '" + member.name + "' to stream '" + this.binding.stream()
 						+ "' ended; subscribing again");
-				subscribe(container, member);
+				subscribe(member);
 			}
 		}
 	}
@@ -252,7 +255,7 @@ final class StreamConsumers {
 
 		private final String name;
 
-		private volatile @Nullable Subscription subscription;
+		private volatile @Nullable StreamReadLoop subscription;
 
 		private volatile boolean failing;
 

@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 
 import dev.idempotency.core.DeliveryContextHolder;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.stream.MapRecord;
@@ -22,7 +24,10 @@ import org.springframework.util.ReflectionUtils;
  */
 final class StreamEntryDispatcher {
 
-	private final StringRedisTemplate redis;
+	// The container's category, as the other collaborators: logging configuration keeps working.
+	private static final Log logger = LogFactory.getLog(RedisStreamListenerContainer.class);
+
+	private final StreamAcks immediateAcks;
 
 	private final StreamBinding binding;
 
@@ -47,7 +52,7 @@ final class StreamEntryDispatcher {
 	 */
 	StreamEntryDispatcher(StringRedisTemplate redis, StreamBinding binding, RedisStreamListenerEndpoint endpoint,
 			StreamArgumentResolver arguments, StreamFailurePolicy failures, StreamFailClosed failClosed) {
-		this.redis = redis;
+		this.immediateAcks = new TemplateStreamAcks(redis, binding.stream(), binding.group());
 		this.binding = binding;
 		this.bean = endpoint.bean();
 		this.method = endpoint.method();
@@ -65,6 +70,20 @@ final class StreamEntryDispatcher {
 	 * @param deliveryCount how often it has been delivered, this time included
 	 */
 	void dispatch(MapRecord<String, String, String> record, String consumer, long deliveryCount) {
+		dispatch(record, consumer, deliveryCount, this.immediateAcks);
+	}
+
+	/**
+	 * Delivers one entry like {@link #dispatch(MapRecord, String, long)}, its acknowledgement going to
+	 * {@code acks}. When the entry fails, the acknowledgements recorded so far are sent before the
+	 * failure is handled (or the entry held through an outage), so entries already done do not stay
+	 * pending, to be claimed and delivered again, while this one fails or waits.
+	 * @param record the entry
+	 * @param consumer the consumer that owns it
+	 * @param deliveryCount how often it has been delivered, this time included
+	 * @param acks where its acknowledgement goes
+	 */
+	void dispatch(MapRecord<String, String, String> record, String consumer, long deliveryCount, StreamAcks acks) {
 		if (this.failures.isExhausted(deliveryCount)) {
 			this.failures.exhausted(record, deliveryCount);
 			return;
@@ -78,12 +97,13 @@ final class StreamEntryDispatcher {
 			return;
 		}
 		while (true) {
-			Throwable failure = invoke(record, argument);
+			Throwable failure = invoke(record, argument, acks);
 			if (failure == null) {
 				this.failClosed.delivered();
 				this.failures.succeeded(record.getId().getValue());
 				return;
 			}
+			flushQuietly(acks);
 			if (!this.failClosed.pausesOn(failure)) {
 				this.failClosed.delivered();
 				this.failures.failed(record, consumer, deliveryCount, failure);
@@ -99,9 +119,9 @@ final class StreamEntryDispatcher {
 	}
 
 	/** Invokes the method once and acknowledges; returns what it failed with, {@code null} if it did not. */
-	private @Nullable Throwable invoke(MapRecord<String, String, String> record, Object argument) {
-		RedisStreamAcknowledger acknowledger = new RedisStreamAcknowledger(this.redis, this.binding.stream(),
-				this.binding.group(), record.getId().getValue());
+	private @Nullable Throwable invoke(MapRecord<String, String, String> record, Object argument, StreamAcks acks) {
+		RedisStreamAcknowledger acknowledger = new RedisStreamAcknowledger(acks, this.binding.stream(),
+				this.binding.group(), record.getId());
 		DeliveryContextHolder.set(RedisStreamDeliveryContext.of(record, this.binding.group(), acknowledger));
 		try {
 			this.method.invoke(this.bean, argument);
@@ -118,6 +138,17 @@ final class StreamEntryDispatcher {
 		}
 		finally {
 			DeliveryContextHolder.clear();
+		}
+	}
+
+	/** Sends the acknowledgements recorded so far; if that fails they are kept for the next XACK. */
+	private static void flushQuietly(StreamAcks acks) {
+		try {
+			acks.flush();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not acknowledge the entries done before a failed one; sending them with the next XACK",
+					ex);
 		}
 	}
 

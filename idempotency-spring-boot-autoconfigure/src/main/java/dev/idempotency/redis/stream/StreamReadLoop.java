@@ -1,0 +1,216 @@
+package dev.idempotency.redis.stream;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.stream.ByteRecord;
+import org.springframework.data.redis.connection.stream.Consumer;
+import org.springframework.data.redis.connection.stream.MapRecord;
+import org.springframework.data.redis.connection.stream.ReadOffset;
+import org.springframework.data.redis.connection.stream.StreamOffset;
+import org.springframework.data.redis.connection.stream.StreamReadOptions;
+
+/**
+ * One consumer's subscription to new entries: reads {@code XREADGROUP ... COUNT batch-size BLOCK
+ * poll-timeout >} on a connection of its own, hands each entry to the {@link StreamEntryDispatcher},
+ * and acknowledges the entries of the read that are done with one XACK on the same connection
+ * ({@link ReadStreamAcks}). An entry is acknowledged only after its delivery is done (an
+ * {@code @Idempotent} method's transaction committed, or a duplicate); a failed entry stays pending.
+ * The entries done are acknowledged earlier when an entry fails, and before the next entry once
+ * the oldest has waited {@link #MAX_ACK_WAIT} (or a quarter of min-idle, if less): a done entry
+ * left pending past min-idle would be claimed and delivered again.
+ * <p>
+ * Errors never end the loop while it runs: the connection is closed (a failover or restart gets a
+ * new one), the error handler decides how long to pause, and the loop reads again; acknowledgements
+ * that could not be sent are sent before the next read. Entries read and not yet delivered when the
+ * loop is cancelled stay pending; the ones already done are acknowledged.
+ */
+final class StreamReadLoop implements Runnable {
+
+	/** The longest an entry that is done waits for the rest of its read to be acknowledged. */
+	static final Duration MAX_ACK_WAIT = Duration.ofMillis(100);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final String stream;
+
+	private final byte[] streamKey;
+
+	private final String group;
+
+	private final Consumer consumer;
+
+	private final StreamReadOptions options;
+
+	private final long longestAckWait;
+
+	private final StreamEntryDispatcher dispatcher;
+
+	private final java.util.function.Consumer<MapRecord<String, String, String>> onEntry;
+
+	private final java.util.function.Consumer<Throwable> errorHandler;
+
+	private final BooleanSupplier running;
+
+	private final ReadStreamAcks acks;
+
+	private volatile boolean cancelled;
+
+	private volatile boolean active = true;
+
+	/**
+	 * Creates the loop of one consumer.
+	 * @param connectionFactory where its connection comes from
+	 * @param binding the stream and group
+	 * @param consumer the consumer's name
+	 * @param settings batch size and poll timeout
+	 * @param dispatcher delivers each entry
+	 * @param onEntry told about each entry before it is delivered
+	 * @param errorHandler handles a failed read or acknowledgement, and pauses as long as it sees fit
+	 * @param running whether the container runs
+	 */
+	StreamReadLoop(RedisConnectionFactory connectionFactory, StreamBinding binding, String consumer,
+			RedisStreamSettings settings, StreamEntryDispatcher dispatcher,
+			java.util.function.Consumer<MapRecord<String, String, String>> onEntry,
+			java.util.function.Consumer<Throwable> errorHandler, BooleanSupplier running) {
+		this.connectionFactory = connectionFactory;
+		this.stream = binding.stream();
+		this.streamKey = this.stream.getBytes(StandardCharsets.UTF_8);
+		this.group = binding.group();
+		this.consumer = Consumer.from(this.group, consumer);
+		this.options = StreamReadOptions.empty().count(settings.batchSize()).block(settings.pollTimeout());
+		this.longestAckWait = longestAckWait(settings.minIdle());
+		this.dispatcher = dispatcher;
+		this.onEntry = onEntry;
+		this.errorHandler = errorHandler;
+		this.running = running;
+		this.acks = new ReadStreamAcks(this.streamKey, this.group);
+	}
+
+	@Override
+	public void run() {
+		RedisConnection connection = null;
+		try {
+			while (reading()) {
+				try {
+					if (connection == null) {
+						connection = this.connectionFactory.getConnection();
+						this.acks.use(connection);
+					}
+					read(connection);
+				}
+				catch (RuntimeException ex) {
+					close(connection);
+					connection = null;
+					if (reading()) {
+						this.errorHandler.accept(ex);
+					}
+				}
+			}
+		}
+		finally {
+			if (connection != null) {
+				flushQuietly();
+			}
+			close(connection);
+			this.active = false;
+		}
+	}
+
+	/** Reads once, delivers what it read and acknowledges the entries that are done. */
+	private void read(RedisConnection connection) {
+		// What an earlier XACK failed to send (Redis was down): before reading more.
+		this.acks.flush();
+		List<ByteRecord> records = connection.streamCommands()
+			.xReadGroup(this.consumer, this.options, StreamOffset.create(this.streamKey, ReadOffset.lastConsumed()));
+		if (records == null || records.isEmpty()) {
+			return;
+		}
+		ReadStreamAcks acks = this.acks;
+		try {
+			for (ByteRecord record : records) {
+				if (!reading()) {
+					break;
+				}
+				if (acks.waitingLongerThan(this.longestAckWait)) {
+					// Quietly: a failed XACK keeps its ids; the entries still to deliver come first.
+					flushQuietly();
+				}
+				MapRecord<String, String, String> entry = toEntry(record);
+				this.onEntry.accept(entry);
+				this.dispatcher.dispatch(entry, this.consumer.getName(), 1, acks);
+			}
+		}
+		finally {
+			acks.flush();
+		}
+	}
+
+	/**
+	 * How long an entry that is done may wait for the rest of its read before it is acknowledged: far
+	 * below min-idle, after which a done entry still pending would be claimed and delivered again.
+	 */
+	static long longestAckWait(Duration minIdle) {
+		return Math.min(MAX_ACK_WAIT.toNanos(), minIdle.toNanos() / 4);
+	}
+
+	/** The entry as a record of strings, without the template's serializer and hash-mapper layers. */
+	private MapRecord<String, String, String> toEntry(ByteRecord record) {
+		Map<byte[], byte[]> raw = record.getValue();
+		Map<String, String> fields = new LinkedHashMap<>(raw.size() * 2);
+		for (Map.Entry<byte[], byte[]> field : raw.entrySet()) {
+			fields.put(new String(field.getKey(), StandardCharsets.UTF_8),
+					new String(field.getValue(), StandardCharsets.UTF_8));
+		}
+		return MapRecord.create(this.stream, fields).withId(record.getId());
+	}
+
+	/** Sends the acknowledgements recorded; if that fails they are kept for the next XACK. */
+	private void flushQuietly() {
+		try {
+			this.acks.flush();
+		}
+		catch (RuntimeException ex) {
+			// Kept: sent again with the next XACK, or, if the loop ends first, left pending and
+			// found as duplicates when claimed.
+		}
+	}
+
+	private boolean reading() {
+		return !this.cancelled && this.running.getAsBoolean();
+	}
+
+	private static void close(@Nullable RedisConnection connection) {
+		if (connection == null) {
+			return;
+		}
+		try {
+			connection.close();
+		}
+		catch (RuntimeException ex) {
+			// The connection was broken already: nothing to release.
+		}
+	}
+
+	/** Ends the loop after its current read (at most the poll timeout). */
+	void cancel() {
+		this.cancelled = true;
+	}
+
+	/**
+	 * Whether the loop still reads.
+	 * @return {@code false} once it has ended
+	 */
+	boolean isActive() {
+		return this.active;
+	}
+
+}
