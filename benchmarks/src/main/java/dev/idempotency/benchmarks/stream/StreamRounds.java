@@ -100,12 +100,12 @@ final class StreamRounds implements AutoCloseable {
 		}
 		long elapsed = System.nanoTime() - start;
 		// Before stopping: the consumer threads end with the stop, and with them their counters.
-		String cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
+		ThreadCost.PerMessage cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
 		variant.stop();
 		double seconds = elapsed / 1e9;
-		String verdict = done ? verify(redis, variant, source, cost)
-				: "WRONG — not finished within 2 minutes; " + verify(redis, variant, source, cost);
-		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict);
+		String verdict = done ? verify(redis, variant, source, cost.toString())
+				: "WRONG — not finished within 2 minutes; " + verify(redis, variant, source, cost.toString());
+		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict, cost);
 	}
 
 	private String fill(String stream, MessageStream source) {
