@@ -246,10 +246,13 @@ public enum JdbcIdempotencyDialect {
 			args.add(keys.get(i).namespace());
 			args.add(keys.get(i).value());
 		}
-		sql.append(") AS v (ordinal, namespace, idempotency_key) WHERE NOT EXISTS (SELECT 1 FROM ")
+		// A scalar subquery, not NOT EXISTS: the planner turns NOT EXISTS into an anti join, and on a
+		// table without statistics (new, or truncated) it chose a hash anti join over a sequential scan
+		// of the whole table for every batch. The subquery probes the primary key once per row.
+		sql.append(") AS v (ordinal, namespace, idempotency_key) WHERE (SELECT 1 FROM ")
 			.append(table)
 			.append(" live WHERE live.namespace = v.namespace AND live.idempotency_key = v.idempotency_key")
-			.append(" AND live.expires_at > ?) ORDER BY v.ordinal")
+			.append(" AND live.expires_at > ?) IS NULL ORDER BY v.ordinal")
 			.append(TAKE_OVER_EXPIRED)
 			.append(" RETURNING namespace, idempotency_key");
 		args.add(createdAt);
