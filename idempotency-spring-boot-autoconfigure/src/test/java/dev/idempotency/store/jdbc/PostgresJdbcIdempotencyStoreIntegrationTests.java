@@ -1,9 +1,11 @@
 package dev.idempotency.store.jdbc;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
@@ -71,6 +73,43 @@ class PostgresJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempoten
 					+ " WHERE idempotency_key = 'mixed-live'", Long.class);
 			assertThat(lockedBy).as("xmax of the live record").isNotEqualTo(ours);
 		});
+	}
+
+	/**
+	 * The batch claim's guard probes the primary key row by row even on a table without statistics
+	 * (new, or truncated): written as {@code NOT EXISTS}, PostgreSQL made it a hash anti join over a
+	 * sequential scan of the whole table, for every batch.
+	 */
+	@Test
+	void batchGuardDoesNotScanATableWithoutStatistics() {
+		String table = "idempotency_plan_probe";
+		jdbc().execute("DROP TABLE IF EXISTS " + table);
+		jdbc().execute("CREATE TABLE " + table + " (LIKE idempotency_record INCLUDING ALL) WITH (autovacuum_enabled = false)");
+		jdbc().update("INSERT INTO " + table + " (namespace, idempotency_key, status, created_at, expires_at)"
+				+ " SELECT 'orders', 'old-' || g, 'COMPLETED', now(), now() + interval '1 day' FROM generate_series(1, 30000) g");
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(jdbc(), JdbcIdempotencyDialect.POSTGRESQL, table, this.clock);
+		List<IdempotencyKey> keys = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			keys.add(new IdempotencyKey("orders", (i % 10 == 0) ? "old-" + (i + 1) : "new-" + i));
+		}
+		try {
+			Long scans = transactions().execute((status) -> {
+				// The backend's own counters, not yet flushed: read before and after, on the same connection.
+				long before = sequentialScans(table);
+				assertThat(store.claimAll(keys, LEASE, RETENTION)).filteredOn(ClaimResult::isClaimed).hasSize(180);
+				return sequentialScans(table) - before;
+			});
+			assertThat(scans).as("sequential scans of the table by the batch claim").isZero();
+		}
+		finally {
+			jdbc().execute("DROP TABLE " + table);
+		}
+	}
+
+	private long sequentialScans(String table) {
+		Long scans = jdbc().queryForObject("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = ?",
+				Long.class, table);
+		return (scans != null) ? scans : 0L;
 	}
 
 }
