@@ -86,7 +86,7 @@ public enum JdbcIdempotencyDialect {
 		@Override
 		@Nullable List<IdempotencyKey> insertAllIfAbsent(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
 				String status, Object createdAt, Object expiresAt) {
-			return insertAllReturning(jdbc, "INSERT IGNORE INTO " + table, "", keys, status, createdAt, expiresAt);
+			return insertIgnoreAllReturning(jdbc, table, keys, status, createdAt, expiresAt);
 		}
 
 	},
@@ -260,17 +260,17 @@ public enum JdbcIdempotencyDialect {
 				args.toArray());
 	}
 
-	/** A multi-row insert-or-ignore whose {@code RETURNING} clause yields only the inserted rows. */
-	private static List<IdempotencyKey> insertAllReturning(JdbcTemplate jdbc, String insertInto, String onConflict,
+	/** MariaDB's multi-row {@code INSERT IGNORE}, whose {@code RETURNING} clause yields only the inserted rows. */
+	private static List<IdempotencyKey> insertIgnoreAllReturning(JdbcTemplate jdbc, String table,
 			List<IdempotencyKey> keys, String status, Object createdAt, Object expiresAt) {
-		StringBuilder sql = new StringBuilder(insertInto)
+		StringBuilder sql = new StringBuilder("INSERT IGNORE INTO ").append(table)
 			.append(" (namespace, idempotency_key, status, created_at, expires_at) VALUES ");
 		List<Object> args = new ArrayList<>(keys.size() * 5);
 		for (int i = 0; i < keys.size(); i++) {
 			sql.append((i > 0) ? ", (?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?)");
 			args.addAll(List.of(keys.get(i).namespace(), keys.get(i).value(), status, createdAt, expiresAt));
 		}
-		sql.append(onConflict).append(" RETURNING namespace, idempotency_key");
+		sql.append(" RETURNING namespace, idempotency_key");
 		return jdbc.query(sql.toString(), (rs, row) -> new IdempotencyKey(rs.getString(1), rs.getString(2)),
 				args.toArray());
 	}
