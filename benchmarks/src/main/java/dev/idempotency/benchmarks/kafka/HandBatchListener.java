@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -18,7 +19,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Batch baseline ({@code hand-batch}): one transaction per batch, one multi-row insert-or-ignore of
  * the batch's distinct keys in sorted order (concurrent batches then never deadlock) {@code RETURNING}
- * the keys inserted, the business writes for those keys, in account order.
+ * the keys inserted, the business writes for those keys, in account order ({@code hand-bulk-batch}:
+ * as JDBC batches).
  */
 public class HandBatchListener {
 
@@ -26,9 +28,13 @@ public class HandBatchListener {
 
 	private final TransactionTemplate transactions;
 
-	public HandBatchListener(JdbcTemplate jdbc, TransactionTemplate transactions) {
+	private final boolean bulkWrites;
+
+	public HandBatchListener(JdbcTemplate jdbc, TransactionTemplate transactions,
+			@Value("${bench.bulk-writes}") boolean bulkWrites) {
 		this.jdbc = jdbc;
 		this.transactions = transactions;
+		this.bulkWrites = bulkWrites;
 	}
 
 	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
@@ -42,7 +48,7 @@ public class HandBatchListener {
 					fresh.add(rec);
 				}
 			}
-			LedgerRecords.applyInAccountOrder(this.jdbc, fresh);
+			LedgerRecords.applyBatch(this.jdbc, fresh, this.bulkWrites);
 		});
 	}
 

@@ -51,10 +51,10 @@ final class KafkaListenerApp implements AutoCloseable {
 			case "hand-record" -> HandRecordListener.class;
 			case "plain-record" -> PlainRecordListener.class;
 			case "starter-record" -> StarterRecordListener.class;
-			case "hand-batch" -> HandBatchListener.class;
-			case "starter-batch" -> StarterBatchListener.class;
-			default -> throw new IllegalArgumentException("Unknown variant '" + name
-					+ "'; use plain-record, hand-record, starter-record, hand-batch, starter-batch");
+			case "hand-batch", "hand-bulk-batch" -> HandBatchListener.class;
+			case "starter-batch", "starter-bulk-batch" -> StarterBatchListener.class;
+			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use plain-record,"
+					+ " hand-record, starter-record, hand-batch, starter-batch, hand-bulk-batch, starter-bulk-batch");
 		};
 		broker.addTopics(new NewTopic(this.topic, KafkaRounds.PARTITIONS, (short) 1));
 		// Spring Boot's default pool (no Hikari settings): the configuration a user gets without tuning.
@@ -72,6 +72,7 @@ final class KafkaListenerApp implements AutoCloseable {
 		}
 		properties.put("bench.topic", this.topic);
 		properties.put("bench.listener-id", this.listenerId);
+		properties.put("bench.bulk-writes", name.contains("bulk"));
 		properties.put("idempotency.enabled", name.startsWith("starter"));
 		properties.put("idempotency.store.type", "jdbc");
 		properties.put("idempotency.retention", "1h");
