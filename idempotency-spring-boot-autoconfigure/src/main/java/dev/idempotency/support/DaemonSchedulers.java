@@ -1,7 +1,7 @@
 package dev.idempotency.support;
 
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
  * The single background threads of the starter's periodic jobs (purge, outbox relay, stream
@@ -15,16 +15,20 @@ public final class DaemonSchedulers {
 	}
 
 	/**
-	 * Creates a scheduler with one daemon thread.
+	 * Creates a scheduler with one daemon thread. A cancelled task leaves its queue at once: by
+	 * default a cancelled task stays queued, with everything it references, until its delay has
+	 * passed, and the lease heartbeat schedules and cancels one per leased delivery.
 	 * @param threadName the thread's name
 	 * @return the scheduler; shut it down when the job stops
 	 */
 	public static ScheduledExecutorService singleThread(String threadName) {
-		return Executors.newSingleThreadScheduledExecutor((task) -> {
+		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, threadName);
 			thread.setDaemon(true);
 			return thread;
 		});
+		scheduler.setRemoveOnCancelPolicy(true);
+		return scheduler;
 	}
 
 }

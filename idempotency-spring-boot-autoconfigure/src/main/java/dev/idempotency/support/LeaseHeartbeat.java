@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.core.ClaimResult;
@@ -99,6 +100,15 @@ final class LeaseHeartbeat implements AutoCloseable {
 						+ "'; trying again in " + this.lease.dividedBy(3), ex);
 			}
 		}
+	}
+
+	/**
+	 * The renewals queued on the shared scheduler: one per running leased invocation, none left by
+	 * closed ones.
+	 */
+	static int queuedRenewals() {
+		return (SchedulerHolder.SCHEDULER instanceof ScheduledThreadPoolExecutor scheduler)
+				? scheduler.getQueue().size() : -1;
 	}
 
 	@Override
