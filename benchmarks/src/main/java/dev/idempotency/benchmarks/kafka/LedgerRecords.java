@@ -1,8 +1,5 @@
 package dev.idempotency.benchmarks.kafka;
 
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -31,11 +28,6 @@ final class LedgerRecords {
 		List<ConsumerRecord<String, String>> sorted = new ArrayList<>(records);
 		sorted.sort(Comparator.comparingInt(LedgerRecords::account));
 		sorted.forEach((record) -> apply(jdbc, record));
-	}
-
-	/** A timestamp bound as the starter binds it on PostgreSQL. */
-	static Object utc(Instant instant) {
-		return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
 	}
 
 	private static int account(ConsumerRecord<String, String> record) {

@@ -2,15 +2,12 @@ package dev.idempotency.benchmarks.stream;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisClient;
@@ -45,11 +42,17 @@ final class HandStreamConsumer extends StreamConsumer {
 
 	private volatile boolean running;
 
+	private final LedgerTables tables;
+
+	private final String insertSql;
+
 	HandStreamConsumer(String name, String stream, String group, int concurrency, boolean dedup, RedisClient client,
-			int batch) {
+			int batch, LedgerTables tables) {
 		super(name, stream, group, dedup);
 		this.batch = batch;
-		this.dataSource = Database.POSTGRESQL.newDataSource(concurrency + 2);
+		this.tables = tables;
+		this.insertSql = tables.insertOrIgnore();
+		this.dataSource = tables.database().newDataSource(concurrency + 2);
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		for (int i = 0; i < concurrency; i++) {
@@ -90,9 +93,8 @@ final class HandStreamConsumer extends StreamConsumer {
 					this.transactions.executeWithoutResult((status) -> {
 						if (dedups()) {
 							Instant now = Instant.now();
-							if (this.jdbc.update(LedgerTables.INSERT_OR_IGNORE, group(), key, "COMPLETED",
-									OffsetDateTime.ofInstant(now, ZoneOffset.UTC),
-									OffsetDateTime.ofInstant(now.plus(Duration.ofDays(7)), ZoneOffset.UTC)) == 0) {
+							if (this.jdbc.update(this.insertSql, group(), key, "COMPLETED", this.tables.timestamp(now),
+									this.tables.timestamp(now.plus(Duration.ofDays(7)))) == 0) {
 								return;
 							}
 						}

@@ -95,6 +95,14 @@ public enum Database {
 		throw new IllegalArgumentException("Unknown database '" + id + "'; use postgresql or mariadb");
 	}
 
+	/** The product name, for reports. */
+	public String productName() {
+		return switch (this) {
+			case POSTGRESQL -> "PostgreSQL";
+			case MARIADB -> "MariaDB";
+		};
+	}
+
 	public String url() {
 		return System.getProperty("bench." + this.id + ".url", this.defaultUrl);
 	}
