@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.PoolSettings;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.StreamMessage;
@@ -22,7 +23,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A hand-written consumer loop per thread: XREADGROUP COUNT batch, then per entry the business
- * transaction (with the insert-or-ignore when {@code dedup}) and XACK after the commit.
+ * transaction (with the insert-or-ignore when {@code dedup}) and XACK after the commit. The
+ * transaction is Spring's {@code TransactionTemplate}, which turns auto-commit off for it on a pool
+ * that hands out auto-commit connections (Boot's default).
  */
 final class HandStreamConsumer extends StreamConsumer {
 
@@ -47,12 +50,12 @@ final class HandStreamConsumer extends StreamConsumer {
 	private final String insertSql;
 
 	HandStreamConsumer(String name, String stream, String group, int concurrency, boolean dedup, RedisClient client,
-			int batch, LedgerTables tables) {
+			int batch, PoolSettings pool, LedgerTables tables) {
 		super(name, stream, group, dedup);
 		this.batch = batch;
 		this.tables = tables;
 		this.insertSql = tables.insertOrIgnore();
-		this.dataSource = tables.database().newDataSource(concurrency + 2);
+		this.dataSource = pool.newDataSource(tables.database(), concurrency + 2);
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		for (int i = 0; i < concurrency; i++) {

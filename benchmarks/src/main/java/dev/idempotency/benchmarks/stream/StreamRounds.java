@@ -13,6 +13,7 @@ import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
+import dev.idempotency.benchmarks.support.PoolSettings;
 import dev.idempotency.benchmarks.support.RedisConnections;
 import dev.idempotency.benchmarks.support.ThreadCost;
 import dev.idempotency.benchmarks.support.Waits;
@@ -47,13 +48,16 @@ final class StreamRounds implements AutoCloseable {
 
 	private final LedgerTables tables = LedgerTables.of(Database.POSTGRESQL);
 
+	private final PoolSettings pool;
+
 	private final RedisClient client;
 
 	private final StatefulRedisConnection<String, String> connection;
 
-	StreamRounds(int messages, int batch) {
+	StreamRounds(int messages, int batch, PoolSettings pool) {
 		this.messages = messages;
 		this.batch = batch;
+		this.pool = pool;
 		this.admin = this.tables.database().newDataSource(2);
 		this.adminJdbc = new JdbcTemplate(this.admin);
 		this.client = RedisClient.create(RedisURI.builder()
@@ -71,13 +75,13 @@ final class StreamRounds implements AutoCloseable {
 		String group = "bench-" + name;
 		return switch (name) {
 			case "hand-plain" -> new HandStreamConsumer(name, stream, group, concurrency, false, this.client, this.batch,
-					this.tables);
+					this.pool, this.tables);
 			case "hand-ideal" -> new HandStreamConsumer(name, stream, group, concurrency, true, this.client, this.batch,
-					this.tables);
-			case "starter-jdbc" ->
-				new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", this.runId, this.batch);
-			case "starter-redis" ->
-				new StarterStreamConsumer(name, stream, group, concurrency, "redis", this.runId, this.batch);
+					this.pool, this.tables);
+			case "starter-jdbc" -> new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", this.runId,
+					this.batch, this.pool, this.tables.database());
+			case "starter-redis" -> new StarterStreamConsumer(name, stream, group, concurrency, "redis", this.runId,
+					this.batch, this.pool, this.tables.database());
 			default -> throw new IllegalArgumentException("Unknown variant '" + name
 					+ "'; use hand-plain, hand-ideal, starter-jdbc, starter-redis");
 		};

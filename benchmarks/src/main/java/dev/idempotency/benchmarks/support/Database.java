@@ -139,6 +139,18 @@ public enum Database {
 		return new HikariDataSource(config);
 	}
 
+	/**
+	 * A pool given only the URL and credentials, as Spring Boot builds it for an application that tunes
+	 * nothing: Hikari's defaults (10 connections, auto-commit on, the server's default isolation).
+	 */
+	public HikariDataSource newDefaultDataSource() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url());
+		config.setUsername(user());
+		config.setPassword(password());
+		return new HikariDataSource(config);
+	}
+
 	/** The Spring Boot properties that build the same pool. */
 	public Map<String, Object> springProperties(int poolSize) {
 		Map<String, Object> properties = new LinkedHashMap<>();
