@@ -71,7 +71,8 @@ public final class StreamBench {
 		}
 		String report = HarnessReport.finished(started) + ": " + messages + " entries per round (~10% duplicates), "
 				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; XREADGROUP COUNT "
-				+ batch + "; " + pool.describe() + ".\n\n" + HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart)
+				+ batch + "; " + pool.describe() + ".\n\n"
+				+ HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart)
 				+ "\n\n" + RoundsTable.of(rows, "ratio to hand-ideal", (variant) -> "hand-ideal", verdicts);
 		HarnessReport.publish("streams", report);
 	}
