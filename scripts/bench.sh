@@ -19,16 +19,19 @@
 # End-to-end harnesses (not JMH; each prints a Markdown report and writes it under benchmarks/target/bench-results):
 #   scripts/bench.sh --suite streams         issue 4: Redis Stream msgs/s through @RedisStreamListener + @Idempotent
 #                                            (JDBC store; redis-atomic) against hand-written XREADGROUP loops, with
-#                                            1 and 4 consumers (~5 min). Options: --messages N --rounds N --warmup N
-#                                            --concurrency 1,4 --batch N --variants hand-plain,hand-ideal,starter-jdbc,starter-redis
+#                                            1 and 4 consumers, on PostgreSQL (~5 min). Options: --messages N --rounds N
+#                                            --warmup N --concurrency 1,4 --batch N --variants hand-plain,hand-ideal,starter-jdbc,starter-redis
+#                                            --pool boot-default|tuned (default: Spring Boot's pool; tuned: consumers + 2)
 #   scripts/bench.sh --suite outbox          issue 5: outbox relay rows/s (1 and 2 relays) on PostgreSQL to an in-process
 #                                            Kafka broker against plain KafkaTemplate sends, and commit-to-ack latency
 #                                            (~3 min). Options: --rows N --rounds N --warmup N --poll-interval D
 #                                            --latency-poll-intervals 500ms,50ms --rate N --seconds N
 #   scripts/bench.sh --suite kafka           @KafkaListener + @Idempotent msgs/s, record and batch listeners, on PostgreSQL
-#                                            and an in-process Kafka broker, against the same listeners with the
-#                                            hand-written insert-or-ignore, with 1 and 4 consumers (~5 min).
-#                                            Options: --messages N --rounds N --warmup N --concurrency 1,4
+#                                            or MariaDB and an in-process Kafka broker, against the same listeners with the
+#                                            hand-written insert-or-ignore, with 1 and 4 consumers, on Spring Boot's default
+#                                            pool and the database's default isolation (~5 min).
+#                                            Options: --db postgresql|mariadb (default postgresql) --messages N --rounds N
+#                                            --warmup N --concurrency 1,4
 #                                            --variants plain-record,hand-record,starter-record,hand-batch,starter-batch
 #   scripts/bench.sh --suite filters         issue 15: duplicate filters on PostgreSQL + Redis: a replay storm (keys already
 #                                            processed, re-delivered with 10% new ones) and the normal 10%-duplicates

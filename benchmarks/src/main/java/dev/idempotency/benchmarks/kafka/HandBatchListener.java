@@ -19,8 +19,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Batch baseline ({@code hand-batch}): one transaction per batch, one multi-row insert-or-ignore of
  * the batch's distinct keys in sorted order (concurrent batches then never deadlock) {@code RETURNING}
- * the keys inserted, the business writes for those keys, in account order ({@code hand-bulk-batch}:
- * as JDBC batches).
+ * the keys inserted ({@code ON CONFLICT DO NOTHING}; MariaDB: {@code INSERT IGNORE}), the business writes
+ * for those keys, in account order ({@code hand-bulk-batch}: as JDBC batches).
  */
 public class HandBatchListener {
 
@@ -28,12 +28,15 @@ public class HandBatchListener {
 
 	private final TransactionTemplate transactions;
 
+	private final LedgerTables tables;
+
 	private final boolean bulkWrites;
 
-	public HandBatchListener(JdbcTemplate jdbc, TransactionTemplate transactions,
+	public HandBatchListener(JdbcTemplate jdbc, TransactionTemplate transactions, LedgerTables tables,
 			@Value("${bench.bulk-writes}") boolean bulkWrites) {
 		this.jdbc = jdbc;
 		this.transactions = transactions;
+		this.tables = tables;
 		this.bulkWrites = bulkWrites;
 	}
 
@@ -53,18 +56,15 @@ public class HandBatchListener {
 	}
 
 	private Set<String> insertAll(Set<String> keys) {
-		StringBuilder sql = new StringBuilder("INSERT INTO " + LedgerTables.DEDUP_TABLE
-				+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES ");
 		List<Object> args = new ArrayList<>(keys.size() * 5);
 		Instant now = Instant.now();
-		Object createdAt = LedgerRecords.utc(now);
-		Object expiresAt = LedgerRecords.utc(now.plus(Duration.ofHours(1)));
+		Object createdAt = this.tables.timestamp(now);
+		Object expiresAt = this.tables.timestamp(now.plus(Duration.ofHours(1)));
 		for (String key : keys) {
-			sql.append(args.isEmpty() ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)");
 			args.addAll(List.of("hand", key, "COMPLETED", createdAt, expiresAt));
 		}
-		sql.append(" ON CONFLICT (namespace, idempotency_key) DO NOTHING RETURNING idempotency_key");
-		return new HashSet<>(this.jdbc.queryForList(sql.toString(), String.class, args.toArray()));
+		return new HashSet<>(this.jdbc.queryForList(this.tables.insertOrIgnoreReturningKeys(keys.size()),
+				String.class, args.toArray()));
 	}
 
 }

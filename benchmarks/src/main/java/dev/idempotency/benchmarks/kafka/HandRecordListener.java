@@ -12,7 +12,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Record baseline ({@code hand-record}): the listener opens the transaction, inserts the key with
- * {@code ON CONFLICT DO NOTHING} and applies the business writes if it was inserted.
+ * {@code ON CONFLICT DO NOTHING} (MariaDB: {@code INSERT IGNORE}) and applies the business writes if it
+ * was inserted.
  */
 public class HandRecordListener {
 
@@ -20,9 +21,15 @@ public class HandRecordListener {
 
 	private final TransactionTemplate transactions;
 
-	public HandRecordListener(JdbcTemplate jdbc, TransactionTemplate transactions) {
+	private final LedgerTables tables;
+
+	private final String insertSql;
+
+	public HandRecordListener(JdbcTemplate jdbc, TransactionTemplate transactions, LedgerTables tables) {
 		this.jdbc = jdbc;
 		this.transactions = transactions;
+		this.tables = tables;
+		this.insertSql = tables.insertOrIgnore();
 	}
 
 	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
@@ -30,8 +37,8 @@ public class HandRecordListener {
 	public void onRecord(ConsumerRecord<String, String> rec) {
 		this.transactions.executeWithoutResult((status) -> {
 			Instant now = Instant.now();
-			if (this.jdbc.update(LedgerTables.INSERT_OR_IGNORE, "hand", rec.key(), "COMPLETED", LedgerRecords.utc(now),
-					LedgerRecords.utc(now.plus(Duration.ofHours(1)))) == 1) {
+			if (this.jdbc.update(this.insertSql, "hand", rec.key(), "COMPLETED", this.tables.timestamp(now),
+					this.tables.timestamp(now.plus(Duration.ofHours(1)))) == 1) {
 				LedgerRecords.apply(this.jdbc, rec);
 			}
 		});

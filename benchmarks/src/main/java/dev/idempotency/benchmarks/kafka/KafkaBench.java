@@ -9,19 +9,21 @@ import java.util.function.Function;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
 import dev.idempotency.benchmarks.report.RoundsTable;
+import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.Machine;
 import dev.idempotency.benchmarks.support.Options;
 
 /**
- * Kafka listener messages per second, end to end, on PostgreSQL and an in-process KRaft broker:
- * {@code @KafkaListener @Idempotent} against the same listener with the hand-written insert-or-ignore,
- * for record and for batch listeners.
+ * Kafka listener messages per second, end to end, on PostgreSQL or MariaDB ({@code --db}) and an
+ * in-process KRaft broker: {@code @KafkaListener @Idempotent} against the same listener with the
+ * hand-written insert-or-ignore, for record and for batch listeners.
  * <p>
  * Every variant is a Spring Boot application ({@link KafkaListenerApp}) with spring-kafka's
  * auto-configured container factory (ack mode {@code BATCH}, {@code max.poll.records} 500), Spring
- * Boot's default connection pool, and one
- * listener on its own topic of 4 partitions. The container starts once and is paused between rounds.
+ * Boot's default connection pool and the database's default isolation (READ COMMITTED on PostgreSQL,
+ * REPEATABLE READ on MariaDB): what an application that tunes nothing gets. Each has one listener on
+ * its own topic of 4 partitions. The container starts once and is paused between rounds.
  * Each round ({@link KafkaRounds}): the tables are reset, {@code --messages} records are produced
  * (every tenth re-sends the record five positions earlier with the same key, ~10% duplicates, see
  * {@link dev.idempotency.benchmarks.support.MessageStream}; keyed, so a duplicate lands on its
@@ -40,11 +42,12 @@ import dev.idempotency.benchmarks.support.Options;
  * record. The hand variants run with {@code idempotency.enabled=false}, as an application without the
  * starter.
  * <p>
- * {@code java -cp ... dev.idempotency.benchmarks.kafka.KafkaBench [--messages 10000] [--rounds 5]
- * [--warmup 3] [--concurrency 1,4]
+ * {@code java -cp ... dev.idempotency.benchmarks.kafka.KafkaBench [--db postgresql|mariadb]
+ * [--messages 10000] [--rounds 5] [--warmup 3] [--concurrency 1,4]
  * [--variants plain-record,hand-record,starter-record,hand-batch,starter-batch,hand-bulk-batch,starter-bulk-batch]};
  * normally through {@code scripts/bench.sh --suite kafka}. This class reads the options, runs the
- * rounds at each concurrency and writes the report.
+ * rounds at each concurrency and writes the report
+ * ({@code benchmarks/target/bench-results/kafka-<db>-<timestamp>.md}).
  */
 public final class KafkaBench {
 
@@ -53,6 +56,7 @@ public final class KafkaBench {
 
 	public static void main(String[] args) throws Exception {
 		Options options = Options.parse(args);
+		Database database = Database.of(options.text("db", "postgresql"));
 		int messages = options.integer("messages", 10000);
 		int rounds = options.integer("rounds", 5);
 		int warmup = options.integer("warmup", 3);
@@ -63,20 +67,21 @@ public final class KafkaBench {
 		Instant started = Instant.now();
 		List<InterleavedRounds.Row> rows = new ArrayList<>();
 		List<String> verdicts = new ArrayList<>();
-		try (KafkaRounds bench = new KafkaRounds(messages)) {
+		try (KafkaRounds bench = new KafkaRounds(messages, database)) {
 			for (int concurrency : concurrencies) {
 				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
 						KafkaListenerApp::name, concurrency, warmup, rounds, bench::run, verdicts));
 			}
 		}
-		String report = HarnessReport.finished(started) + ": " + messages + " records per round (~10% duplicates), "
-				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; "
-				+ KafkaRounds.PARTITIONS + " partitions, ack mode BATCH (plain-record: MANUAL), max.poll.records 500,"
-				+ " Spring Boot's default pool.\n\n"
-				+ HarnessReport.commandAndMachine("KafkaBench " + String.join(" ", args), loadAtStart)
+		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages
+				+ " records per round (~10% duplicates), " + warmup + " warm-up + " + rounds
+				+ " measured rounds per row, variants interleaved; " + KafkaRounds.PARTITIONS
+				+ " partitions, ack mode BATCH (plain-record: MANUAL), max.poll.records 500,"
+				+ " Spring Boot's default pool, the database's default isolation.\n\n"
+				+ HarnessReport.commandAndMachine("KafkaBench " + String.join(" ", args), loadAtStart, database)
 				+ "; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker\n\n"
 				+ RoundsTable.of(rows, ratios(), verdicts);
-		HarnessReport.publish("kafka", report);
+		HarnessReport.publish("kafka-" + database.id(), report);
 	}
 
 	/**

@@ -8,9 +8,11 @@ import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Waits;
 import org.apache.kafka.clients.admin.NewTopic;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -41,7 +43,7 @@ final class KafkaListenerApp implements AutoCloseable {
 
 	private final MessageListenerContainer container;
 
-	KafkaListenerApp(String name, int concurrency, String runId, EmbeddedKafkaKraftBroker broker) {
+	KafkaListenerApp(String name, int concurrency, String runId, EmbeddedKafkaKraftBroker broker, Database database) {
 		this.name = name;
 		this.concurrency = concurrency;
 		this.topic = "bench-kafka-" + runId + "-" + name + "-c" + concurrency;
@@ -57,8 +59,9 @@ final class KafkaListenerApp implements AutoCloseable {
 					+ " hand-record, starter-record, hand-batch, starter-batch, hand-bulk-batch, starter-bulk-batch");
 		};
 		broker.addTopics(new NewTopic(this.topic, KafkaRounds.PARTITIONS, (short) 1));
-		// Spring Boot's default pool (no Hikari settings): the configuration a user gets without tuning.
-		Map<String, Object> properties = BootApps.defaultPoolProperties(Database.POSTGRESQL);
+		// Spring Boot's default pool (no Hikari settings) and the database's default isolation: the
+		// configuration a user gets without tuning.
+		Map<String, Object> properties = BootApps.defaultPoolProperties(database);
 		properties.put("spring.kafka.bootstrap-servers", broker.getBrokersAsString());
 		properties.put("spring.kafka.consumer.group-id", this.group);
 		properties.put("spring.kafka.consumer.auto-offset-reset", "earliest");
@@ -73,6 +76,7 @@ final class KafkaListenerApp implements AutoCloseable {
 		properties.put("bench.topic", this.topic);
 		properties.put("bench.listener-id", this.listenerId);
 		properties.put("bench.bulk-writes", name.contains("bulk"));
+		properties.put("bench.database", database.id());
 		properties.put("idempotency.enabled", name.startsWith("starter"));
 		properties.put("idempotency.store.type", "jdbc");
 		properties.put("idempotency.retention", "1h");
@@ -125,6 +129,12 @@ final class KafkaListenerApp implements AutoCloseable {
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class KafkaApp {
+
+		/** The hand-written statements and timestamp binds of the database under test. */
+		@Bean
+		LedgerTables ledgerTables(@Value("${bench.database}") String database) {
+			return LedgerTables.of(Database.of(database));
+		}
 
 	}
 

@@ -31,7 +31,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 /**
  * One timed round of one listener application: produces the round's records while its container is
  * paused, resumes it, waits until the group has committed every record, and checks the end state.
- * Owns the in-process broker, the producer, the admin client and the ledger tables of the run.
+ * Owns the in-process broker, the producer, the admin client and the ledger tables of the run, on the
+ * database under test.
  */
 final class KafkaRounds implements AutoCloseable {
 
@@ -51,7 +52,9 @@ final class KafkaRounds implements AutoCloseable {
 
 	private final JdbcTemplate adminJdbc;
 
-	KafkaRounds(int messages) {
+	private final LedgerTables tables;
+
+	KafkaRounds(int messages, Database database) {
 		this.messages = messages;
 		this.broker = new EmbeddedKafkaKraftBroker(1, PARTITIONS);
 		this.broker.afterPropertiesSet();
@@ -60,20 +63,21 @@ final class KafkaRounds implements AutoCloseable {
 		this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
 				this.broker.getBrokersAsString(), ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(),
 				new StringSerializer());
-		this.admin = Database.POSTGRESQL.newDataSource(2);
+		this.admin = database.newDataSource(2);
 		this.adminJdbc = new JdbcTemplate(this.admin);
-		LedgerTables.create(this.adminJdbc);
+		this.tables = LedgerTables.of(database);
+		this.tables.create(this.adminJdbc);
 	}
 
 	/** The listener application of that name, with its own topic and group. */
 	KafkaListenerApp create(String name, int concurrency) {
-		return new KafkaListenerApp(name, concurrency, this.runId, this.broker);
+		return new KafkaListenerApp(name, concurrency, this.runId, this.broker, this.tables.database());
 	}
 
 	InterleavedRounds.Result run(KafkaListenerApp variant, int round) throws Exception {
 		// Reset and produce (not timed), while the container is paused.
 		variant.pause();
-		LedgerTables.reset(this.adminJdbc);
+		this.tables.reset(this.adminJdbc);
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name() + "-c" + variant.concurrency()
 				+ "-r" + round, LedgerTables.ACCOUNTS);
 		for (int i = 0; i < this.messages; i++) {

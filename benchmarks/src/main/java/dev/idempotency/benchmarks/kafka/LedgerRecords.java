@@ -1,8 +1,5 @@
 package dev.idempotency.benchmarks.kafka;
 
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -68,11 +65,6 @@ final class LedgerRecords {
 		else {
 			applyInAccountOrder(jdbc, records);
 		}
-	}
-
-	/** A timestamp bound as the starter binds it on PostgreSQL. */
-	static Object utc(Instant instant) {
-		return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
 	}
 
 	private static int account(ConsumerRecord<String, String> record) {

@@ -24,8 +24,14 @@ public class PlainRecordListener {
 
 	private final DataSource dataSource;
 
-	public PlainRecordListener(DataSource dataSource) {
+	private final LedgerTables tables;
+
+	private final String insertSql;
+
+	public PlainRecordListener(DataSource dataSource, LedgerTables tables) {
 		this.dataSource = dataSource;
+		this.tables = tables;
+		this.insertSql = tables.insertOrIgnore();
 	}
 
 	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
@@ -55,13 +61,13 @@ public class PlainRecordListener {
 		acknowledgment.acknowledge();
 	}
 
-	private static boolean insertOrIgnore(Connection connection, String key, Instant now) throws SQLException {
-		try (PreparedStatement insert = connection.prepareStatement(LedgerTables.INSERT_OR_IGNORE)) {
+	private boolean insertOrIgnore(Connection connection, String key, Instant now) throws SQLException {
+		try (PreparedStatement insert = connection.prepareStatement(this.insertSql)) {
 			insert.setString(1, "plain");
 			insert.setString(2, key);
 			insert.setString(3, "COMPLETED");
-			insert.setObject(4, LedgerRecords.utc(now));
-			insert.setObject(5, LedgerRecords.utc(now.plus(Duration.ofHours(1))));
+			insert.setObject(4, this.tables.timestamp(now));
+			insert.setObject(5, this.tables.timestamp(now.plus(Duration.ofHours(1))));
 			return insert.executeUpdate() == 1;
 		}
 	}

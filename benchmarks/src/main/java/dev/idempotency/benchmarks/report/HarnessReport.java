@@ -34,9 +34,17 @@ public final class HarnessReport {
 	 * load averages and the PostgreSQL version, without a line break at the end.
 	 */
 	public static String commandAndMachine(String fallback, String loadAtStart) {
+		return commandAndMachine(fallback, loadAtStart, Database.POSTGRESQL);
+	}
+
+	/**
+	 * The command line ({@code bench.command}, else {@code fallback}) and the machine line with the
+	 * load averages and the version of {@code database}, without a line break at the end.
+	 */
+	public static String commandAndMachine(String fallback, String loadAtStart, Database database) {
 		return "Command: `" + System.getProperty("bench.command", fallback) + "`\n\nMachine: " + Machine.describe()
-				+ "; load average at start " + loadAtStart + ", at the end " + Machine.loadAverage() + "; PostgreSQL: "
-				+ Database.POSTGRESQL.serverVersion();
+				+ "; load average at start " + loadAtStart + ", at the end " + Machine.loadAverage() + "; "
+				+ database.productName() + ": " + database.serverVersion();
 	}
 
 	public static String fmt(double value) {

@@ -2,16 +2,14 @@ package dev.idempotency.benchmarks.stream;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.PoolSettings;
 import io.lettuce.core.Consumer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.StreamMessage;
@@ -25,7 +23,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A hand-written consumer loop per thread: XREADGROUP COUNT batch, then per entry the business
- * transaction (with the insert-or-ignore when {@code dedup}) and XACK after the commit.
+ * transaction (with the insert-or-ignore when {@code dedup}) and XACK after the commit. The
+ * transaction is Spring's {@code TransactionTemplate}, which turns auto-commit off for it on a pool
+ * that hands out auto-commit connections (Boot's default).
  */
 final class HandStreamConsumer extends StreamConsumer {
 
@@ -45,11 +45,17 @@ final class HandStreamConsumer extends StreamConsumer {
 
 	private volatile boolean running;
 
+	private final LedgerTables tables;
+
+	private final String insertSql;
+
 	HandStreamConsumer(String name, String stream, String group, int concurrency, boolean dedup, RedisClient client,
-			int batch) {
+			int batch, PoolSettings pool, LedgerTables tables) {
 		super(name, stream, group, dedup);
 		this.batch = batch;
-		this.dataSource = Database.POSTGRESQL.newDataSource(concurrency + 2);
+		this.tables = tables;
+		this.insertSql = tables.insertOrIgnore();
+		this.dataSource = pool.newDataSource(tables.database(), concurrency + 2);
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		for (int i = 0; i < concurrency; i++) {
@@ -90,9 +96,8 @@ final class HandStreamConsumer extends StreamConsumer {
 					this.transactions.executeWithoutResult((status) -> {
 						if (dedups()) {
 							Instant now = Instant.now();
-							if (this.jdbc.update(LedgerTables.INSERT_OR_IGNORE, group(), key, "COMPLETED",
-									OffsetDateTime.ofInstant(now, ZoneOffset.UTC),
-									OffsetDateTime.ofInstant(now.plus(Duration.ofDays(7)), ZoneOffset.UTC)) == 0) {
+							if (this.jdbc.update(this.insertSql, group(), key, "COMPLETED", this.tables.timestamp(now),
+									this.tables.timestamp(now.plus(Duration.ofDays(7)))) == 0) {
 								return;
 							}
 						}

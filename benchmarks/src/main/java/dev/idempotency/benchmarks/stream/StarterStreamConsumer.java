@@ -5,6 +5,7 @@ import java.util.Map;
 import dev.idempotency.benchmarks.support.BootApps;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.PoolSettings;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -20,9 +21,9 @@ final class StarterStreamConsumer extends StreamConsumer {
 	private final RedisStreamListenerRegistry registry;
 
 	StarterStreamConsumer(String name, String stream, String group, int concurrency, String storeType, String runId,
-			int batch) {
+			int batch, PoolSettings pool, Database database) {
 		super(name, stream, group, true);
-		Map<String, Object> properties = BootApps.withRedis(BootApps.properties(Database.POSTGRESQL, concurrency + 2));
+		Map<String, Object> properties = BootApps.withRedis(pool.bootProperties(database, concurrency + 2));
 		properties.put("bench.stream", stream);
 		properties.put("bench.group", group);
 		properties.put("idempotency.store.type", storeType);

@@ -9,6 +9,7 @@ import dev.idempotency.benchmarks.report.RoundsTable;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.Machine;
 import dev.idempotency.benchmarks.support.Options;
+import dev.idempotency.benchmarks.support.PoolSettings;
 
 /**
  * Issue 4: Redis Stream messages per second, end to end, through {@code @RedisStreamListener} +
@@ -31,10 +32,17 @@ import dev.idempotency.benchmarks.support.Options;
  * (redis-atomic mode: Redis store on the stream's server, the business transaction in PostgreSQL, one
  * Lua script completes the key and XACKs after commit).
  * <p>
+ * Every variant runs on Spring Boot's default pool ({@code --pool boot-default}: no Hikari settings,
+ * 10 connections, auto-commit on; the hand-written loops get the same Hikari pool), or with
+ * {@code --pool tuned} on the benchmark's pool of {@code concurrency + 2} connections, all kept open
+ * (the pool of the runs published before this option).
+ * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.stream.StreamBench [--messages 3000] [--rounds 5]
- * [--warmup 1] [--concurrency 1,4] [--batch 10] [--variants hand-plain,hand-ideal,starter-jdbc,starter-redis]};
+ * [--warmup 1] [--concurrency 1,4] [--batch 10] [--pool boot-default|tuned]
+ * [--variants hand-plain,hand-ideal,starter-jdbc,starter-redis]};
  * normally through {@code scripts/bench.sh --suite streams}. This class reads the options, runs the
- * rounds at each concurrency and writes the report.
+ * rounds at each concurrency and writes the report
+ * ({@code benchmarks/target/bench-results/streams-<timestamp>.md}).
  */
 public final class StreamBench {
 
@@ -47,13 +55,14 @@ public final class StreamBench {
 		int rounds = options.integer("rounds", 5);
 		int warmup = options.integer("warmup", 1);
 		int batch = options.integer("batch", 10);
+		PoolSettings pool = PoolSettings.of(options.text("pool", PoolSettings.BOOT_DEFAULT.id()));
 		List<Integer> concurrencies = options.integers("concurrency", "1,4");
 		List<String> variants = options.list("variants", "hand-plain,hand-ideal,starter-jdbc,starter-redis");
 		String loadAtStart = Machine.loadAverage();
 		Instant started = Instant.now();
 		List<InterleavedRounds.Row> rows = new ArrayList<>();
 		List<String> verdicts = new ArrayList<>();
-		try (StreamRounds bench = new StreamRounds(messages, batch)) {
+		try (StreamRounds bench = new StreamRounds(messages, batch, pool)) {
 			for (int concurrency : concurrencies) {
 				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
 						StreamConsumer::name, concurrency, warmup, rounds,
@@ -62,7 +71,8 @@ public final class StreamBench {
 		}
 		String report = HarnessReport.finished(started) + ": " + messages + " entries per round (~10% duplicates), "
 				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; XREADGROUP COUNT "
-				+ batch + ".\n\n" + HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart)
+				+ batch + "; " + pool.describe() + ".\n\n"
+				+ HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart)
 				+ "\n\n" + RoundsTable.of(rows, "ratio to hand-ideal", (variant) -> "hand-ideal", verdicts);
 		HarnessReport.publish("streams", report);
 	}

@@ -13,6 +13,7 @@ import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
+import dev.idempotency.benchmarks.support.PoolSettings;
 import dev.idempotency.benchmarks.support.RedisConnections;
 import dev.idempotency.benchmarks.support.ThreadCost;
 import dev.idempotency.benchmarks.support.Waits;
@@ -45,14 +46,19 @@ final class StreamRounds implements AutoCloseable {
 
 	private final JdbcTemplate adminJdbc;
 
+	private final LedgerTables tables = LedgerTables.of(Database.POSTGRESQL);
+
+	private final PoolSettings pool;
+
 	private final RedisClient client;
 
 	private final StatefulRedisConnection<String, String> connection;
 
-	StreamRounds(int messages, int batch) {
+	StreamRounds(int messages, int batch, PoolSettings pool) {
 		this.messages = messages;
 		this.batch = batch;
-		this.admin = Database.POSTGRESQL.newDataSource(2);
+		this.pool = pool;
+		this.admin = this.tables.database().newDataSource(2);
 		this.adminJdbc = new JdbcTemplate(this.admin);
 		this.client = RedisClient.create(RedisURI.builder()
 			.withHost(RedisConnections.host())
@@ -60,7 +66,7 @@ final class StreamRounds implements AutoCloseable {
 			.withDatabase(RedisConnections.database())
 			.build());
 		this.connection = this.client.connect();
-		LedgerTables.create(this.adminJdbc);
+		this.tables.create(this.adminJdbc);
 	}
 
 	/** The consumer variant of that name, on its own stream and group. */
@@ -68,12 +74,14 @@ final class StreamRounds implements AutoCloseable {
 		String stream = "bench:stream:" + this.runId + ":" + name + ":c" + concurrency;
 		String group = "bench-" + name;
 		return switch (name) {
-			case "hand-plain" -> new HandStreamConsumer(name, stream, group, concurrency, false, this.client, this.batch);
-			case "hand-ideal" -> new HandStreamConsumer(name, stream, group, concurrency, true, this.client, this.batch);
-			case "starter-jdbc" ->
-				new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", this.runId, this.batch);
-			case "starter-redis" ->
-				new StarterStreamConsumer(name, stream, group, concurrency, "redis", this.runId, this.batch);
+			case "hand-plain" -> new HandStreamConsumer(name, stream, group, concurrency, false, this.client, this.batch,
+					this.pool, this.tables);
+			case "hand-ideal" -> new HandStreamConsumer(name, stream, group, concurrency, true, this.client, this.batch,
+					this.pool, this.tables);
+			case "starter-jdbc" -> new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", this.runId,
+					this.batch, this.pool, this.tables.database());
+			case "starter-redis" -> new StarterStreamConsumer(name, stream, group, concurrency, "redis", this.runId,
+					this.batch, this.pool, this.tables.database());
 			default -> throw new IllegalArgumentException("Unknown variant '" + name
 					+ "'; use hand-plain, hand-ideal, starter-jdbc, starter-redis");
 		};
@@ -83,7 +91,7 @@ final class StreamRounds implements AutoCloseable {
 		RedisCommands<String, String> redis = this.connection.sync();
 		// Reset (not timed).
 		redis.del(variant.stream(), variant.stream() + ".dlq");
-		LedgerTables.reset(this.adminJdbc);
+		this.tables.reset(this.adminJdbc);
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name() + "-c" + concurrency + "-r" + round,
 				LedgerTables.ACCOUNTS);
 		String lastId = fill(variant.stream(), source);

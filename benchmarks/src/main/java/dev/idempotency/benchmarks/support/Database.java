@@ -95,6 +95,14 @@ public enum Database {
 		throw new IllegalArgumentException("Unknown database '" + id + "'; use postgresql or mariadb");
 	}
 
+	/** The product name, for reports. */
+	public String productName() {
+		return switch (this) {
+			case POSTGRESQL -> "PostgreSQL";
+			case MARIADB -> "MariaDB";
+		};
+	}
+
 	public String url() {
 		return System.getProperty("bench." + this.id + ".url", this.defaultUrl);
 	}
@@ -128,6 +136,18 @@ public enum Database {
 		if (this.isolation != null) {
 			config.setTransactionIsolation(this.isolation);
 		}
+		return new HikariDataSource(config);
+	}
+
+	/**
+	 * A pool given only the URL and credentials, as Spring Boot builds it for an application that tunes
+	 * nothing: Hikari's defaults (10 connections, auto-commit on, the server's default isolation).
+	 */
+	public HikariDataSource newDefaultDataSource() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(url());
+		config.setUsername(user());
+		config.setPassword(password());
 		return new HikariDataSource(config);
 	}
 

@@ -1,5 +1,9 @@
 package dev.idempotency.benchmarks.support;
 
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -7,9 +11,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowCallbackHandler;
 
 /**
- * The business tables of the end-to-end harnesses (the stream and Kafka suites) on
- * PostgreSQL: 1,000 accounts, a ledger without a unique key (so a double application shows up as a
- * second row), and a dedup table created from the starter's shipped schema under another name.
+ * The business tables of the end-to-end harnesses (the stream and Kafka suites) on one database
+ * ({@link #of(Database)}): 1,000 accounts, a ledger without a unique key (so a double application
+ * shows up as a second row), and a dedup table created from the starter's shipped schema under another
+ * name, with the hand-written insert-or-ignore of that database and the bind value of its timestamps.
  */
 public final class LedgerTables {
 
@@ -17,58 +22,118 @@ public final class LedgerTables {
 
 	public static final String DEDUP_TABLE = "bench_stream_record";
 
-	/**
-	 * The hand-written dedup of the baselines, variant 2's statement: insert the key unless present.
-	 * Parameters: namespace, key, status, created-at, expires-at.
-	 */
-	public static final String INSERT_OR_IGNORE = "INSERT INTO " + DEDUP_TABLE
-			+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
-			+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
-
 	/** The business credit: parameters amount, account. */
 	public static final String CREDIT = "UPDATE bench_stream_account SET balance = balance + ? WHERE id = ?";
 
 	/** The business ledger row: parameters key, account, amount. */
 	public static final String LEDGER = "INSERT INTO bench_stream_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)";
 
-	private static final String[] DDL = { """
-			CREATE TABLE IF NOT EXISTS bench_stream_account (
-				id INT PRIMARY KEY,
-				balance BIGINT NOT NULL
-			)""", """
-			CREATE TABLE IF NOT EXISTS bench_stream_ledger (
-				id BIGSERIAL PRIMARY KEY,
-				msg_key VARCHAR(200) NOT NULL,
-				account_id INT NOT NULL,
-				amount BIGINT NOT NULL
-			)""" };
+	private static final String DEDUP_COLUMNS = DEDUP_TABLE
+			+ " (namespace, idempotency_key, status, created_at, expires_at) VALUES ";
 
-	private LedgerTables() {
+	private static final String DEDUP_ROW = "(?, ?, ?, ?, ?)";
+
+	private final Database database;
+
+	private LedgerTables(Database database) {
+		this.database = database;
 	}
 
-	public static void create(JdbcTemplate jdbc) {
-		for (String ddl : DDL) {
-			jdbc.execute(ddl);
+	public static LedgerTables of(Database database) {
+		return new LedgerTables(database);
+	}
+
+	public Database database() {
+		return this.database;
+	}
+
+	/**
+	 * The hand-written dedup of the baselines, variant 2's statement: insert the key unless present.
+	 * Parameters: namespace, key, status, created-at, expires-at (see {@link #timestamp(Instant)}).
+	 */
+	public String insertOrIgnore() {
+		return switch (this.database) {
+			case POSTGRESQL -> "INSERT INTO " + DEDUP_COLUMNS + DEDUP_ROW
+					+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING";
+			case MARIADB -> "INSERT IGNORE INTO " + DEDUP_COLUMNS + DEDUP_ROW;
+		};
+	}
+
+	/**
+	 * The multi-row form of {@link #insertOrIgnore()} for {@code rows} keys, returning the keys it
+	 * inserted (MariaDB 10.5 and later: {@code INSERT IGNORE ... RETURNING}).
+	 */
+	public String insertOrIgnoreReturningKeys(int rows) {
+		StringBuilder values = new StringBuilder(DEDUP_ROW);
+		for (int i = 1; i < rows; i++) {
+			values.append(", ").append(DEDUP_ROW);
 		}
-		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-postgresql.sql", "idempotency_record",
-				DEDUP_TABLE);
+		return switch (this.database) {
+			case POSTGRESQL -> "INSERT INTO " + DEDUP_COLUMNS + values
+					+ " ON CONFLICT (namespace, idempotency_key) DO NOTHING RETURNING idempotency_key";
+			case MARIADB -> "INSERT IGNORE INTO " + DEDUP_COLUMNS + values + " RETURNING idempotency_key";
+		};
+	}
+
+	/**
+	 * An instant bound to the dedup table's timestamp columns as the starter binds it: with its UTC
+	 * offset on PostgreSQL ({@code TIMESTAMP WITH TIME ZONE}), as UTC wall-clock time on MariaDB
+	 * ({@code DATETIME}, no zone).
+	 */
+	public Object timestamp(Instant instant) {
+		return switch (this.database) {
+			case POSTGRESQL -> OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+			case MARIADB -> LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
+		};
+	}
+
+	/** Creates the tables unless present and seeds the accounts unless they are all there. */
+	public void create(JdbcTemplate jdbc) {
+		String autoIncrement = switch (this.database) {
+			case POSTGRESQL -> "BIGSERIAL";
+			case MARIADB -> "BIGINT AUTO_INCREMENT";
+		};
+		String tableOptions = (this.database == Database.MARIADB) ? " ENGINE = InnoDB" : "";
+		jdbc.execute("""
+				CREATE TABLE IF NOT EXISTS bench_stream_account (
+					id INT PRIMARY KEY,
+					balance BIGINT NOT NULL
+				)%s""".formatted(tableOptions));
+		jdbc.execute("""
+				CREATE TABLE IF NOT EXISTS bench_stream_ledger (
+					id %s PRIMARY KEY,
+					msg_key VARCHAR(200) NOT NULL,
+					account_id INT NOT NULL,
+					amount BIGINT NOT NULL
+				)%s""".formatted(autoIncrement, tableOptions));
+		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-" + this.database.id() + ".sql",
+				"idempotency_record", DEDUP_TABLE);
 		Integer accounts = jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
 		if (accounts == null || accounts != ACCOUNTS) {
 			jdbc.execute("TRUNCATE bench_stream_account");
-			jdbc.update("INSERT INTO bench_stream_account (id, balance) SELECT g, 0 FROM generate_series(0, ?) g",
-					ACCOUNTS - 1);
+			// One batch of single-row inserts: the same on both databases (no generate_series on MariaDB).
+			List<Object[]> rows = new ArrayList<>(ACCOUNTS);
+			for (int id = 0; id < ACCOUNTS; id++) {
+				rows.add(new Object[] { id });
+			}
+			jdbc.batchUpdate("INSERT INTO bench_stream_account (id, balance) VALUES (?, 0)", rows);
 		}
 	}
 
-	/** Empties the ledger and the dedup table, sets every balance to 0 and checkpoints (not timed). */
-	public static void reset(JdbcTemplate jdbc) {
+	/**
+	 * Empties the ledger and the dedup table, sets every balance to 0 and, on PostgreSQL, checkpoints
+	 * (not timed).
+	 */
+	public void reset(JdbcTemplate jdbc) {
 		jdbc.execute("TRUNCATE bench_stream_ledger");
 		jdbc.execute("TRUNCATE " + DEDUP_TABLE);
 		jdbc.update("UPDATE bench_stream_account SET balance = 0 WHERE balance <> 0");
-		// Every round starts right after a checkpoint, and none starts during it (an explicit checkpoint
-		// restarts checkpoint_timeout): after a checkpoint, the first change to each page writes the
-		// whole page to the WAL, which made the commits of an unlucky round up to three times slower.
-		jdbc.execute("CHECKPOINT");
+		if (this.database == Database.POSTGRESQL) {
+			// Every round starts right after a checkpoint, and none starts during it (an explicit checkpoint
+			// restarts checkpoint_timeout): after a checkpoint, the first change to each page writes the
+			// whole page to the WAL, which made the commits of an unlucky round up to three times slower.
+			jdbc.execute("CHECKPOINT");
+		}
 	}
 
 	/** The business transaction's writes: credit the account, add a ledger row. */
