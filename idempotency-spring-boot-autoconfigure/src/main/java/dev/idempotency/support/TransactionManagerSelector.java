@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.support.jdbc.DatabasePlatform;
+import dev.idempotency.support.jdbc.DatabasePlatformHolder;
 import dev.idempotency.support.jdbc.StartTransactionManagers;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,7 +43,9 @@ import org.springframework.util.StringUtils;
  * copy of that manager for the transactions the interceptor opens, one that begins with
  * {@code START TRANSACTION} on a connection in auto-commit mode instead of switching auto-commit off
  * and on ({@link StartTransactionManagers}); the method's work on the {@code DataSource} joins it as
- * before, and the application's other transactions keep its manager.
+ * before, and the application's other transactions keep its manager. The platform is the store's
+ * own if it is a {@link DatabasePlatformHolder} (the JDBC store's dialect), else read from the
+ * {@code DataSource}.
  *
  * @since 0.2.0
  */
@@ -158,8 +161,7 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 		}
 		PlatformTransactionManager copy;
 		try {
-			copy = StartTransactionManagers.forInterceptor(chosen, dataSource,
-					() -> DatabasePlatform.detect(dataSource, "how @Idempotent transactions begin"));
+			copy = StartTransactionManagers.forInterceptor(chosen, dataSource, () -> platform(store, dataSource));
 		}
 		catch (IllegalStateException ex) {
 			logger.debug("@Idempotent methods using store '" + store.name() + "' switch auto-commit to begin a "
@@ -167,6 +169,14 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 			return choice;
 		}
 		return (copy != null) ? new Choice(copy, choice.beanName()) : choice;
+	}
+
+	/** The store's platform if it knows it (the JDBC store's dialect has it): no connection of its own. */
+	private static DatabasePlatform platform(IdempotencyStore store, DataSource dataSource) {
+		if (store instanceof DatabasePlatformHolder holder) {
+			return holder.getDatabasePlatform();
+		}
+		return DatabasePlatform.detect(dataSource, "how @Idempotent transactions begin");
 	}
 
 	private Choice checked(IdempotencyStore store, @Nullable Object resource, String name, String source) {

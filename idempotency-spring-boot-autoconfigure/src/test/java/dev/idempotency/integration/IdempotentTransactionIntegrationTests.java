@@ -102,10 +102,7 @@ class IdempotentTransactionIntegrationTests {
 
 	/** What another connection sees at the moment the delivery is acknowledged. */
 	private void recordAcknowledgement() {
-		this.acknowledgements.add(Map.of("effects",
-				this.committedView.queryForObject("SELECT COUNT(*) FROM it_effect", Integer.class), "records",
-				this.committedView.queryForObject(
-						"SELECT COUNT(*) FROM idempotency_record WHERE namespace LIKE 'it-tx%'", Integer.class)));
+		this.acknowledgements.add(Map.of("effects", committedEffects(), "records", committedRecords()));
 	}
 
 	Handler handler() {
@@ -119,6 +116,12 @@ class IdempotentTransactionIntegrationTests {
 	int committedRecords() {
 		return this.committedView.queryForObject("SELECT COUNT(*) FROM idempotency_record WHERE namespace LIKE 'it-tx%'",
 				Integer.class);
+	}
+
+	/** The committed effects whose order id is {@code LIKE pattern}, sorted. */
+	List<String> committedOrders(String pattern) {
+		return this.committedView.queryForList("SELECT order_id FROM it_effect WHERE order_id LIKE ? ORDER BY order_id",
+				String.class, pattern);
 	}
 
 	@Test
@@ -162,8 +165,7 @@ class IdempotentTransactionIntegrationTests {
 	void duplicateInsideAnOpenTransactionLeavesItUsable() {
 		handler().handle("order-5", false);
 		this.idempotentOutside.getBean(Caller.class).handleDuplicateThenWrite("order-5");
-		assertThat(this.committedView.queryForList("SELECT order_id FROM it_effect ORDER BY order_id", String.class))
-			.containsExactly("order-5", "written-after-duplicate");
+		assertThat(committedOrders("%")).containsExactly("order-5", "written-after-duplicate");
 	}
 
 	@Test

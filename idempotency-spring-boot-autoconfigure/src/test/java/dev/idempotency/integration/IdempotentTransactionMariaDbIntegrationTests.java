@@ -1,6 +1,5 @@
 package dev.idempotency.integration;
 
-import java.util.List;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -44,9 +43,7 @@ class IdempotentTransactionMariaDbIntegrationTests extends IdempotentTransaction
 			assertThat(state).containsEntry("autocommit", 1L).containsEntry("in_transaction", 1L);
 			assertThat(state.get("inner")).as("@Transactional joins the connection").isEqualTo(state.get("connection"));
 			assertThat(committedOrders("order-st-1%")).containsExactly("order-st-1", "order-st-1-kept");
-			assertThat(this.committedView.queryForObject(
-					"SELECT COUNT(*) FROM idempotency_record WHERE namespace = 'it-tx-probe' AND idempotency_key = 'order-st-1'",
-					Integer.class)).isEqualTo(1);
+			assertThat(committedRecords()).as("the claim, committed with the work").isEqualTo(1);
 			assertPooledConnectionIsClean(context.getBean(DataSource.class));
 		}
 	}
@@ -74,11 +71,6 @@ class IdempotentTransactionMariaDbIntegrationTests extends IdempotentTransaction
 			assertThat(state).containsEntry("autocommit", 0L);
 			assertThat(committedOrders("order-st-3%")).containsExactly("order-st-3", "order-st-3-kept");
 		}
-	}
-
-	private List<String> committedOrders(String pattern) {
-		return this.committedView.queryForList("SELECT order_id FROM it_effect WHERE order_id LIKE ? ORDER BY order_id",
-				String.class, pattern);
 	}
 
 	private static void assertPooledConnectionIsClean(DataSource dataSource) {

@@ -1,8 +1,12 @@
 package dev.idempotency.support;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.ClaimResult;
+import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.support.jdbc.StartTransactionDataSource;
@@ -21,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Which transaction manager the interceptor gets for a store on MariaDB: a copy of Spring's JDBC
  * manager that begins with {@code START TRANSACTION}, with the application's settings, and the
- * application's own manager in every other case.
+ * application's own manager in every other case. A store of one's own, which does not say its
+ * platform as the JDBC store does, has it read from its {@code DataSource}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TransactionManagerSelectorMariaDbIntegrationTests {
@@ -66,6 +71,39 @@ class TransactionManagerSelectorMariaDbIntegrationTests {
 	void withStartTransactionOffTheApplicationsManagerIsUsed() {
 		JdbcTransactionManager application = new JdbcTransactionManager(this.dataSource);
 		assertThat(selector(application, false).resolve(this.store)).isSameAs(application);
+	}
+
+	@Test
+	void aStoreThatDoesNotKnowItsPlatformHasItReadFromItsDataSource() {
+		JdbcTransactionManager application = new JdbcTransactionManager(this.dataSource);
+		IdempotencyStore own = new IdempotencyStore() {
+
+			@Override
+			public ClaimResult claim(IdempotencyKey key, Duration lease, Duration retention) {
+				return TransactionManagerSelectorMariaDbIntegrationTests.this.store.claim(key, lease, retention);
+			}
+
+			@Override
+			public boolean isTransactional() {
+				return true;
+			}
+
+			@Override
+			public Object transactionalResource() {
+				return TransactionManagerSelectorMariaDbIntegrationTests.this.dataSource;
+			}
+
+			@Override
+			public String name() {
+				return "own";
+			}
+
+		};
+
+		PlatformTransactionManager chosen = selector(application, true).resolve(own);
+
+		assertThat(chosen).isNotSameAs(application).isExactlyInstanceOf(JdbcTransactionManager.class);
+		assertThat(((JdbcTransactionManager) chosen).getDataSource()).isInstanceOf(StartTransactionDataSource.class);
 	}
 
 	private static TransactionManagerSelector selector(PlatformTransactionManager transactionManager,

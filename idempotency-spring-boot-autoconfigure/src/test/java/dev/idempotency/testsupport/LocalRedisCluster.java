@@ -4,15 +4,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Assumptions;
 
 import static dev.idempotency.testsupport.RedisProcesses.installed;
-import static dev.idempotency.testsupport.RedisProcesses.sleep;
 
 /**
  * A Redis Cluster of the test's own: six {@code redis-server} processes on free loopback ports (three
@@ -27,7 +23,7 @@ import static dev.idempotency.testsupport.RedisProcesses.sleep;
  * {@code SIGKILL} for failover tests; the short {@value #NODE_TIMEOUT_MILLIS} ms node timeout lets a
  * replica take over within a few seconds.
  */
-public final class LocalRedisCluster implements AutoCloseable {
+public final class LocalRedisCluster extends LocalRedisProcesses {
 
 	/** Nodes are considered failed after this long without an answer ({@code cluster-node-timeout}). */
 	public static final int NODE_TIMEOUT_MILLIS = 2000;
@@ -36,14 +32,10 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	private static final Duration STARTUP = Duration.ofSeconds(60);
 
-	private final Path directory;
+	private final PortProcesses processes = new PortProcesses();
 
-	private final Map<Integer, Process> processes = new LinkedHashMap<>();
-
-	private final Thread shutdownHook = new Thread(this::destroy, "local-redis-cluster-shutdown");
-
-	private LocalRedisCluster(Path directory) {
-		this.directory = directory;
+	private LocalRedisCluster() {
+		super("redis-cluster");
 	}
 
 	/**
@@ -54,9 +46,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	public static LocalRedisCluster start() {
 		Assumptions.assumeTrue(installed("redis-server") && installed("redis-cli"),
 				"redis-server and redis-cli are needed for the Redis Cluster tests: apt-get install redis-server");
-		LocalRedisCluster cluster = new LocalRedisCluster(
-				RedisProcesses.temporaryDirectory("idempotency-redis-cluster-"));
-		Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+		LocalRedisCluster cluster = new LocalRedisCluster();
 		try {
 			cluster.startNodes();
 			cluster.create();
@@ -74,14 +64,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * @return the ports, in start order
 	 */
 	public List<Integer> ports() {
-		synchronized (this.processes) {
-			return List.copyOf(this.processes.keySet());
-		}
-	}
-
-	/** The temporary directory of the nodes' configuration files and logs. */
-	Path directory() {
-		return this.directory;
+		return this.processes.ports();
 	}
 
 	/**
@@ -89,7 +72,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * @return {@code 127.0.0.1:<port>,...}
 	 */
 	public String nodes() {
-		return ports().stream().map((port) -> "127.0.0.1:" + port).collect(Collectors.joining(","));
+		return this.processes.nodes();
 	}
 
 	/**
@@ -160,14 +143,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * @param port the node's port
 	 */
 	public void kill(int port) {
-		Process process;
-		synchronized (this.processes) {
-			process = this.processes.get(port);
-		}
-		if (process == null) {
-			throw new IllegalArgumentException("No node on port " + port);
-		}
-		RedisProcesses.kill(process);
+		RedisProcesses.kill(this.processes.get(port));
 	}
 
 	/**
@@ -176,38 +152,12 @@ public final class LocalRedisCluster implements AutoCloseable {
 	 * @param timeout how long to wait at most
 	 */
 	public void awaitHealthy(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		String last = "";
-		while (System.nanoTime() < deadline) {
-			last = unhealthy();
-			if (last.isEmpty()) {
-				return;
-			}
-			sleep(100);
-		}
-		throw new IllegalStateException("Redis Cluster not healthy after " + timeout + ": " + last);
+		RedisProcesses.await(timeout, this::unhealthy, "Redis Cluster not healthy");
 	}
 
-	/** Kills every node and deletes the directory. */
 	@Override
-	public void close() {
-		destroy();
-		try {
-			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
-		}
-		catch (IllegalStateException ex) {
-			// The JVM is shutting down: the hook runs (or ran) anyway.
-		}
-	}
-
-	private void destroy() {
-		List<Process> all;
-		synchronized (this.processes) {
-			all = new ArrayList<>(this.processes.values());
-		}
-		all.forEach(Process::destroyForcibly);
-		all.forEach(RedisProcesses::kill);
-		RedisProcesses.deleteDirectory(this.directory);
+	List<Process> processes() {
+		return this.processes.all();
 	}
 
 	private void startNodes() {
@@ -215,22 +165,18 @@ public final class LocalRedisCluster implements AutoCloseable {
 		for (int i = 0; i < NODES; i++) {
 			int port = free.get(i);
 			int busPort = free.get(NODES + i);
-			Path dir = this.directory.resolve("node-" + port);
+			Path dir = directory().resolve("node-" + port);
 			Process process = RedisProcesses.start(List.of("redis-server", "--port", String.valueOf(port), "--bind",
 					"127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String.valueOf(busPort),
 					"--cluster-config-file", dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
 					String.valueOf(NODE_TIMEOUT_MILLIS), "--dir", dir.toString(), "--save", "", "--appendonly", "no",
 					"--daemonize", "no", "--protected-mode", "no"), dir.resolve("redis.log"));
-			synchronized (this.processes) {
-				this.processes.put(port, process);
-			}
+			this.processes.put(port, process);
 		}
-		synchronized (this.processes) {
-			this.processes.forEach((port, process) -> {
-				if (!RedisProcesses.awaitListening(port, process)) {
-					throw new IllegalStateException("redis-server did not start on port " + port);
-				}
-			});
+		for (int port : this.processes.ports()) {
+			if (!RedisProcesses.awaitListening(port, this.processes.get(port))) {
+				throw new IllegalStateException("redis-server did not start on port " + port);
+			}
 		}
 	}
 
@@ -246,7 +192,7 @@ public final class LocalRedisCluster implements AutoCloseable {
 
 	/** What is not healthy yet, or an empty string. */
 	private String unhealthy() {
-		for (int port : livePorts()) {
+		for (int port : this.processes.live()) {
 			String info = cli(port, "CLUSTER", "INFO");
 			if (!info.contains("cluster_state:ok")) {
 				return port + " is not ok";
@@ -280,18 +226,8 @@ public final class LocalRedisCluster implements AutoCloseable {
 		return Integer.parseInt(address.substring(address.indexOf(':') + 1, address.indexOf('@')));
 	}
 
-	private List<Integer> livePorts() {
-		synchronized (this.processes) {
-			return this.processes.entrySet()
-				.stream()
-				.filter((entry) -> entry.getValue().isAlive())
-				.map(Map.Entry::getKey)
-				.toList();
-		}
-	}
-
 	private int livePort() {
-		List<Integer> live = livePorts();
+		List<Integer> live = this.processes.live();
 		if (live.isEmpty()) {
 			throw new IllegalStateException("No Redis Cluster node is running");
 		}

@@ -6,16 +6,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
 
 import static dev.idempotency.testsupport.RedisProcesses.installed;
-import static dev.idempotency.testsupport.RedisProcesses.sleep;
 
 /**
  * A Redis primary with one replica, watched by three Sentinels, all of the test's own: five
@@ -30,7 +26,7 @@ import static dev.idempotency.testsupport.RedisProcesses.sleep;
  * ms: {@link #killPrimary()} kills the primary with {@code SIGKILL}, and {@link #awaitFailover} waits
  * until the replica was promoted, a few seconds later.
  */
-public final class LocalRedisSentinel implements AutoCloseable {
+public final class LocalRedisSentinel extends LocalRedisProcesses {
 
 	/** The name under which the Sentinels monitor the primary ({@code spring.data.redis.sentinel.master}). */
 	public static final String MASTER = "idempotency-test";
@@ -51,16 +47,12 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	/** What to install on Debian or Ubuntu ({@code redis-cli} comes with redis-server's redis-tools). */
 	static final String INSTALL = "apt-get install redis-server redis-sentinel";
 
-	private final Path directory;
+	private final PortProcesses servers = new PortProcesses();
 
-	private final Map<Integer, Process> servers = new LinkedHashMap<>();
+	private final PortProcesses sentinels = new PortProcesses();
 
-	private final Map<Integer, Process> sentinels = new LinkedHashMap<>();
-
-	private final Thread shutdownHook = new Thread(this::destroy, "local-redis-sentinel-shutdown");
-
-	private LocalRedisSentinel(Path directory) {
-		this.directory = directory;
+	private LocalRedisSentinel() {
+		super("redis-sentinel");
 	}
 
 	/**
@@ -72,9 +64,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	public static LocalRedisSentinel start() {
 		Assumptions.assumeTrue(installed("redis-server") && installed("redis-cli"),
 				"redis-server and redis-cli are needed for the Redis Sentinel tests: " + INSTALL);
-		LocalRedisSentinel sentinel = new LocalRedisSentinel(
-				RedisProcesses.temporaryDirectory("idempotency-redis-sentinel-"));
-		Runtime.getRuntime().addShutdownHook(sentinel.shutdownHook);
+		LocalRedisSentinel sentinel = new LocalRedisSentinel();
 		try {
 			List<Integer> ports = RedisProcesses.freePorts(2 + SENTINELS);
 			int primary = ports.get(0);
@@ -97,9 +87,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 * @return the ports
 	 */
 	public List<Integer> serverPorts() {
-		synchronized (this.servers) {
-			return List.copyOf(this.servers.keySet());
-		}
+		return this.servers.ports();
 	}
 
 	/**
@@ -107,14 +95,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 * @return the ports
 	 */
 	public List<Integer> sentinelPorts() {
-		synchronized (this.sentinels) {
-			return List.copyOf(this.sentinels.keySet());
-		}
-	}
-
-	/** The temporary directory of the configuration files and logs. */
-	Path directory() {
-		return this.directory;
+		return this.sentinels.ports();
 	}
 
 	/**
@@ -122,7 +103,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 * @return {@code 127.0.0.1:<port>,...}
 	 */
 	public String nodes() {
-		return sentinelPorts().stream().map((port) -> "127.0.0.1:" + port).collect(Collectors.joining(","));
+		return this.sentinels.nodes();
 	}
 
 	/**
@@ -138,7 +119,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 * @return the primary's port
 	 */
 	public int primary() {
-		for (int port : liveSentinels()) {
+		for (int port : this.sentinels.live()) {
 			List<String> address = cli(port, "SENTINEL", "get-master-addr-by-name", MASTER).lines().toList();
 			if (address.size() == 2) {
 				return Integer.parseInt(address.get(1).trim());
@@ -176,12 +157,8 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 */
 	public void holdReplicasBack(Duration duration) {
 		int primary = primary();
-		for (int port : serverPorts()) {
-			Process process;
-			synchronized (this.servers) {
-				process = this.servers.get(port);
-			}
-			if (port != primary && process.isAlive()) {
+		for (int port : this.servers.live()) {
+			if (port != primary) {
 				String answer = cli(port, "CLIENT", "PAUSE", String.valueOf(duration.toMillis()), "WRITE").trim();
 				if (!"OK".equals(answer)) {
 					throw new IllegalStateException("CLIENT PAUSE on " + port + ": " + answer);
@@ -194,14 +171,8 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 * Ends a {@link #holdReplicasBack} pause early ({@code CLIENT UNPAUSE} on every live server).
 	 */
 	public void releaseReplicas() {
-		for (int port : serverPorts()) {
-			Process process;
-			synchronized (this.servers) {
-				process = this.servers.get(port);
-			}
-			if (process.isAlive()) {
-				cli(port, "CLIENT", "UNPAUSE");
-			}
+		for (int port : this.servers.live()) {
+			cli(port, "CLIENT", "UNPAUSE");
 		}
 	}
 
@@ -212,14 +183,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 */
 	public int killPrimary() {
 		int primary = primary();
-		Process process;
-		synchronized (this.servers) {
-			process = this.servers.get(primary);
-		}
-		if (process == null) {
-			throw new IllegalStateException("The primary on port " + primary + " is not a server of this set-up");
-		}
-		RedisProcesses.kill(process);
+		RedisProcesses.kill(this.servers.get(primary));
 		return primary;
 	}
 
@@ -231,45 +195,19 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	 * @return the new primary's port
 	 */
 	public int awaitFailover(int killed, Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		String last = "";
-		while (System.nanoTime() < deadline) {
-			last = promoted(killed);
-			if (last.startsWith("promoted:")) {
-				return Integer.parseInt(last.substring("promoted:".length()));
-			}
-			sleep(100);
-		}
-		throw new IllegalStateException("No failover from " + killed + " after " + timeout + ": " + last);
+		RedisProcesses.await(timeout, () -> notPromoted(killed), "No failover from " + killed);
+		return primary();
 	}
 
-	/** Kills every process and deletes the directory. */
 	@Override
-	public void close() {
-		destroy();
-		try {
-			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
-		}
-		catch (IllegalStateException ex) {
-			// The JVM is shutting down: the hook runs (or ran) anyway.
-		}
-	}
-
-	private void destroy() {
-		List<Process> all = new ArrayList<>();
-		synchronized (this.sentinels) {
-			all.addAll(this.sentinels.values());
-		}
-		synchronized (this.servers) {
-			all.addAll(this.servers.values());
-		}
-		all.forEach(Process::destroyForcibly);
-		all.forEach(RedisProcesses::kill);
-		RedisProcesses.deleteDirectory(this.directory);
+	List<Process> processes() {
+		List<Process> all = new ArrayList<>(this.sentinels.all());
+		all.addAll(this.servers.all());
+		return all;
 	}
 
 	private void startServer(int port, Integer primary) {
-		Path dir = this.directory.resolve("redis-" + port);
+		Path dir = directory().resolve("redis-" + port);
 		List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind",
 				"127.0.0.1", "--dir", dir.toString(), "--save", "", "--appendonly", "no", "--daemonize", "no",
 				"--protected-mode", "no", "--repl-diskless-sync-delay", "0"));
@@ -277,16 +215,14 @@ public final class LocalRedisSentinel implements AutoCloseable {
 			command.addAll(List.of("--replicaof", "127.0.0.1", String.valueOf(primary)));
 		}
 		Process process = RedisProcesses.start(command, dir.resolve("redis.log"));
-		synchronized (this.servers) {
-			this.servers.put(port, process);
-		}
+		this.servers.put(port, process);
 		if (!RedisProcesses.awaitListening(port, process)) {
 			throw new IllegalStateException("redis-server did not start on port " + port + ":\n" + log(dir));
 		}
 	}
 
 	private void startSentinel(int port, int primary) {
-		Path dir = this.directory.resolve("sentinel-" + port);
+		Path dir = directory().resolve("sentinel-" + port);
 		Path config = dir.resolve("sentinel.conf");
 		// A Sentinel rewrites its configuration file with what it learns: it must be writable.
 		String text = String.join("\n", "port " + port, "bind 127.0.0.1", "protected-mode no", "daemonize no",
@@ -303,9 +239,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 		}
 		Process process = RedisProcesses.start(List.of("redis-server", config.toString(), "--sentinel"),
 				dir.resolve("sentinel.log"));
-		synchronized (this.sentinels) {
-			this.sentinels.put(port, process);
-		}
+		this.sentinels.put(port, process);
 		if (!RedisProcesses.awaitListening(port, process)) {
 			String log = log(dir);
 			Assumptions.assumeTrue(process.isAlive(),
@@ -315,16 +249,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 	}
 
 	private void awaitReady(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		String last = "";
-		while (System.nanoTime() < deadline) {
-			last = notReady();
-			if (last.isEmpty()) {
-				return;
-			}
-			sleep(100);
-		}
-		throw new IllegalStateException("Redis Sentinel set-up not ready after " + timeout + ": " + last);
+		RedisProcesses.await(timeout, this::notReady, "Redis Sentinel set-up not ready");
 	}
 
 	/** What is not ready yet, or an empty string. */
@@ -350,10 +275,10 @@ public final class LocalRedisSentinel implements AutoCloseable {
 		return "";
 	}
 
-	/** {@code promoted:<port>} once the failover happened, else what is missing. */
-	private String promoted(int killed) {
+	/** What the failover from {@code killed} still misses, or an empty string once it happened. */
+	private String notPromoted(int killed) {
 		Integer named = null;
-		for (int port : liveSentinels()) {
+		for (int port : this.sentinels.live()) {
 			List<String> address = cli(port, "SENTINEL", "get-master-addr-by-name", MASTER).lines().toList();
 			if (address.size() != 2) {
 				return "Sentinel " + port + " names no primary";
@@ -370,17 +295,7 @@ public final class LocalRedisSentinel implements AutoCloseable {
 		if (named == null) {
 			return "no Sentinel is running";
 		}
-		return "master".equals(role(named)) ? "promoted:" + named : named + " does not answer as a primary yet";
-	}
-
-	private List<Integer> liveSentinels() {
-		synchronized (this.sentinels) {
-			return this.sentinels.entrySet()
-				.stream()
-				.filter((entry) -> entry.getValue().isAlive())
-				.map(Map.Entry::getKey)
-				.toList();
-		}
+		return "master".equals(role(named)) ? "" : named + " does not answer as a primary yet";
 	}
 
 	/** A field of an {@code INFO} answer ({@code name:value} lines). */

@@ -14,11 +14,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
  * What {@link LocalRedisCluster} and {@link LocalRedisSentinel} share: free loopback ports,
- * {@code redis-cli} calls, waiting for a port to listen, and cleaning up the temporary directory.
+ * {@code redis-cli} calls, waiting for a port to listen or a set-up to be ready, and cleaning up the
+ * temporary directory.
  */
 final class RedisProcesses {
 
@@ -108,6 +110,26 @@ final class RedisProcesses {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Asks {@code missing} every 100 ms until it answers an empty string.
+	 * @param timeout how long to wait at most
+	 * @param missing what is missing yet, or an empty string
+	 * @param what what is awaited, for the exception's message
+	 * @throws IllegalStateException with the last answer if {@code timeout} passed first
+	 */
+	static void await(Duration timeout, Supplier<String> missing, String what) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		String last = "";
+		while (System.nanoTime() < deadline) {
+			last = missing.get();
+			if (last.isEmpty()) {
+				return;
+			}
+			sleep(100);
+		}
+		throw new IllegalStateException(what + " after " + timeout + ": " + last);
 	}
 
 	/** Free ports, held open together so that none is handed out twice. */

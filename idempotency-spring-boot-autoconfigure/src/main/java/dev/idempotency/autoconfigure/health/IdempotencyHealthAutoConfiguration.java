@@ -89,7 +89,7 @@ public final class IdempotencyHealthAutoConfiguration {
 
 	/** The Redis Stream subscriptions. */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.data.redis.stream.StreamMessageListenerContainer")
+	@ConditionalOnClass(name = "org.springframework.data.redis.connection.stream.MapRecord")
 	@ConditionalOnBean(RedisStreamListenerRegistry.class)
 	static class StreamsHealthConfiguration {
 

@@ -23,8 +23,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 
 /**
  * Redis Stream adapter: {@code @RedisStreamListener} methods read their consumer group through
@@ -38,7 +38,8 @@ import org.springframework.data.redis.stream.StreamMessageListenerContainer;
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
-@ConditionalOnClass(StreamMessageListenerContainer.class)
+// The stream API the listeners use: their own read loop, not Spring Data's listener container.
+@ConditionalOnClass(MapRecord.class)
 @ConditionalOnBean(RedisConnectionFactory.class)
 // Not switched off by idempotency.enabled: like @KafkaListener methods, stream listeners keep
 // consuming, as plain methods, when the interception is off.

@@ -29,6 +29,7 @@ import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.core.StoreNotInTransactionException;
 import dev.idempotency.support.jdbc.DatabasePlatform;
+import dev.idempotency.support.jdbc.DatabasePlatformHolder;
 import dev.idempotency.support.jdbc.SqlIdentifier;
 import org.jspecify.annotations.Nullable;
 
@@ -67,7 +68,8 @@ import org.springframework.util.Assert;
  *
  * @since 0.1.0
  */
-public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySource, IdempotencyKeyInspector {
+public class JdbcIdempotencyStore
+		implements IdempotencyStore, CompletedKeySource, IdempotencyKeyInspector, DatabasePlatformHolder {
 
 	/** Width of the namespace and key columns in the shipped schemas. */
 	public static final int MAX_KEY_LENGTH = 200;
@@ -404,6 +406,16 @@ public class JdbcIdempotencyStore implements IdempotencyStore, CompletedKeySourc
 
 	public JdbcIdempotencyDialect getDialect() {
 		return this.dialect;
+	}
+
+	/**
+	 * The platform of the store's dialect, so that the transaction manager chosen for the store
+	 * need not detect it again.
+	 * @since 0.3.0
+	 */
+	@Override
+	public DatabasePlatform getDatabasePlatform() {
+		return this.platform;
 	}
 
 }

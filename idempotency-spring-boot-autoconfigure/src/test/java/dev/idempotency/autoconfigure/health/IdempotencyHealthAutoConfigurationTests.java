@@ -7,6 +7,7 @@ import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
@@ -22,9 +23,10 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoC
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer;
+import org.springframework.data.redis.connection.stream.MapRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
 
 /**
  * Conditions of {@link IdempotencyHealthAutoConfiguration}: each indicator with and without its
@@ -182,9 +184,12 @@ class IdempotencyHealthAutoConfigurationTests {
 	}
 
 	@Test
-	void noStreamsIndicatorWithoutSpringDataRedis() {
-		this.withRedisStreams.withClassLoader(new FilteredClassLoader(StreamMessageListenerContainer.class))
+	void noStreamsIndicatorWithoutTheStreamApiOfSpringDataRedis() {
+		// With a registry: only the missing class can keep the indicator out.
+		this.withRedisStreams.withClassLoader(new FilteredClassLoader(MapRecord.class))
+			.withBean(RedisStreamListenerRegistry.class, () -> mock(RedisStreamListenerRegistry.class))
 			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisStreamListenerRegistry.class)
 				.doesNotHaveBean(IdempotencyStreamsHealthIndicator.class));
 	}
 

@@ -22,8 +22,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.stream.StreamMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
@@ -103,11 +103,13 @@ class IdempotencyRedisStreamAutoConfigurationTests {
 	}
 
 	@Test
-	void backsOffWithoutSpringDataRedis() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(IdempotencyRedisStreamAutoConfiguration.class))
-			.withClassLoader(new FilteredClassLoader(StreamMessageListenerContainer.class))
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisStreamListenerRegistry.class));
+	void backsOffWithoutTheStreamApiOfSpringDataRedis() {
+		// With a RedisConnectionFactory: only the missing class can make it back off.
+		this.contextRunner.withClassLoader(new FilteredClassLoader(MapRecord.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisConnectionFactory.class)
+				.doesNotHaveBean(RedisStreamListenerRegistry.class)
+				.doesNotHaveBean(RedisStreamListenerAnnotationBeanPostProcessor.class));
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 package dev.idempotency.redis.stream;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,7 @@ import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -84,11 +86,7 @@ abstract class AbstractRedisStreamConflictIntegrationTests {
 		this.meters = this.context.getBean(MeterRegistry.class);
 		this.listener = this.context.getBean(Listener.class);
 		assertThat(this.context.getBean(IdempotencyStore.class).name()).isEqualTo(storeName());
-		RedisStreamListenerRegistry registry = this.context.getBean(RedisStreamListenerRegistry.class);
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> registry.getListenerContainers()
-				.stream()
-				.allMatch((container) -> container.getActiveSubscriptions() == container.getConsumerNames().size()));
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(10));
 	}
 
 	@AfterAll

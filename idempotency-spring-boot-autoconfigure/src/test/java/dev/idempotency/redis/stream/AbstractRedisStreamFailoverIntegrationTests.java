@@ -35,8 +35,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static dev.idempotency.redis.stream.StreamTestSupport.pending;
+import static dev.idempotency.redis.stream.StreamTestSupport.sleep;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -262,16 +264,6 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 		return without;
 	}
 
-	/** Waits until every listener container runs with all its subscriptions active. */
-	static void awaitEverySubscriptionActive(ConfigurableApplicationContext context, Duration timeout) {
-		RedisStreamListenerRegistry registry = context.getBean(RedisStreamListenerRegistry.class);
-		await().atMost(timeout)
-			.until(() -> registry.getListenerContainers()
-				.stream()
-				.allMatch((container) -> container.isRunning()
-						&& container.getActiveSubscriptions() == container.getConsumerNames().size()));
-	}
-
 	private void addUntilAccepted(StringRedisTemplate redis, String orderId) {
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
 		while (true) {
@@ -304,16 +296,6 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 			ids.add(payload.substring(start, payload.indexOf('"', start)));
 		}
 		return ids;
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	@SpringBootConfiguration

@@ -1,5 +1,6 @@
 package dev.idempotency.redis.stream;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,6 +32,7 @@ import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -78,11 +80,7 @@ class RedisDeadLetterRedriveIntegrationTests {
 		this.redis = this.context.getBean(StringRedisTemplate.class);
 		this.redrive = this.context.getBean(DeadLetterStreamRedrive.class);
 		this.listener = this.context.getBean(Listener.class);
-		RedisStreamListenerRegistry registry = this.context.getBean(RedisStreamListenerRegistry.class);
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> registry.getListenerContainers()
-				.stream()
-				.allMatch((container) -> container.getActiveSubscriptions() == container.getConsumerNames().size()));
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(10));
 	}
 
 	@AfterAll

@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static dev.idempotency.redis.stream.StreamTestSupport.pending;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,11 +79,7 @@ class RedisStreamAtomicModeIntegrationTests {
 		this.meters = this.context.getBean(MeterRegistry.class);
 		this.listeners = this.context.getBean(Listeners.class);
 		this.store = this.context.getBean(CountingRedisStore.class);
-		RedisStreamListenerRegistry registry = this.context.getBean(RedisStreamListenerRegistry.class);
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> registry.getListenerContainers()
-				.stream()
-				.allMatch((container) -> container.getActiveSubscriptions() == container.getConsumerNames().size()));
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(10));
 	}
 
 	@AfterAll

@@ -42,9 +42,11 @@ import org.springframework.data.redis.connection.stream.StreamOffset;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.entries;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static dev.idempotency.redis.stream.StreamTestSupport.pending;
+import static dev.idempotency.redis.stream.StreamTestSupport.sleep;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -103,11 +105,7 @@ class RedisStreamClusterIntegrationTests {
 		this.redis = this.context.getBean(StringRedisTemplate.class);
 		this.meters = this.context.getBean(MeterRegistry.class);
 		this.listeners = this.context.getBean(Listeners.class);
-		RedisStreamListenerRegistry registry = this.context.getBean(RedisStreamListenerRegistry.class);
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> registry.getListenerContainers()
-				.stream()
-				.allMatch((container) -> container.getActiveSubscriptions() == container.getConsumerNames().size()));
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(10));
 	}
 
 	@AfterAll
@@ -290,16 +288,6 @@ class RedisStreamClusterIntegrationTests {
 	private static IdempotencyKey orderKey(String group, String orderId) {
 		String method = group.equals(TAGGED) ? "onTagged" : "onOrder";
 		return new IdempotencyKey(group + ":Listeners#" + method, orderId);
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	@SpringBootConfiguration

@@ -37,6 +37,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static dev.idempotency.redis.stream.StreamTestSupport.pending;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,11 +89,7 @@ class RedisStreamListenerIntegrationTests {
 		this.redis = this.context.getBean(StringRedisTemplate.class);
 		this.meters = this.context.getBean(MeterRegistry.class);
 		this.listeners = this.context.getBean(Listeners.class);
-		RedisStreamListenerRegistry registry = this.context.getBean(RedisStreamListenerRegistry.class);
-		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> registry.getListenerContainers()
-				.stream()
-				.allMatch((container) -> container.getActiveSubscriptions() == container.getConsumerNames().size()));
+		awaitEverySubscriptionActive(this.context, Duration.ofSeconds(10));
 	}
 
 	@AfterAll

@@ -14,8 +14,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
+import static dev.idempotency.redis.stream.StreamTestSupport.awaitEverySubscriptionActive;
 import static dev.idempotency.redis.stream.StreamTestSupport.order;
 import static dev.idempotency.redis.stream.StreamTestSupport.pending;
+import static dev.idempotency.redis.stream.StreamTestSupport.sleep;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -37,8 +39,7 @@ class RedisStreamSentinelGroupLostIntegrationTests {
 			try (ConfigurableApplicationContext context = AbstractRedisStreamFailoverIntegrationTests.startApplication(
 					run, sentinel.properties(),
 					AbstractRedisStreamFailoverIntegrationTests.redisStoreProperties(run))) {
-				AbstractRedisStreamFailoverIntegrationTests.awaitEverySubscriptionActive(context,
-						Duration.ofSeconds(10));
+				awaitEverySubscriptionActive(context, Duration.ofSeconds(10));
 				StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
 				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -62,8 +63,7 @@ class RedisStreamSentinelGroupLostIntegrationTests {
 				await().atMost(30, TimeUnit.SECONDS)
 					.until(() -> AbstractRedisStreamFailoverIntegrationTests.applied(jdbc)
 						.contains("after-the-failover"));
-				AbstractRedisStreamFailoverIntegrationTests.awaitEverySubscriptionActive(context,
-						Duration.ofSeconds(30));
+				awaitEverySubscriptionActive(context, Duration.ofSeconds(30));
 				await().atMost(10, TimeUnit.SECONDS).until(() -> pending(redis, stream, stream) == 0);
 				assertThat(redis.opsForStream().groups(stream).stream().map((group) -> group.groupName()))
 					.containsExactly(stream);
@@ -76,16 +76,6 @@ class RedisStreamSentinelGroupLostIntegrationTests {
 			add(redis, stream, order(orderId, 1));
 			return true;
 		});
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

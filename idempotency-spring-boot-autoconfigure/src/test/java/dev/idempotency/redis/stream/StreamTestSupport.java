@@ -1,22 +1,37 @@
 package dev.idempotency.redis.stream;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.metrics.IdempotencyMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import static org.awaitility.Awaitility.await;
+
 /**
- * Helpers shared by the stream integration tests: adding entries, reading the PEL and the meters.
+ * Helpers shared by the stream integration tests: waiting for the listeners to read, adding entries,
+ * reading the PEL and the meters, letting time pass.
  */
 final class StreamTestSupport {
 
 	private StreamTestSupport() {
+	}
+
+	/** Waits until every listener container runs with all its subscriptions active. */
+	static void awaitEverySubscriptionActive(ConfigurableApplicationContext context, Duration timeout) {
+		RedisStreamListenerRegistry registry = context.getBean(RedisStreamListenerRegistry.class);
+		await().atMost(timeout)
+			.until(() -> registry.getListenerContainers()
+				.stream()
+				.allMatch((container) -> container.isRunning()
+						&& container.getActiveSubscriptions() == container.getConsumerNames().size()));
 	}
 
 	static String add(StringRedisTemplate redis, String stream, String payload) {
@@ -72,6 +87,17 @@ final class StreamTestSupport {
 			.stream()
 			.mapToDouble((counter) -> counter.count())
 			.sum();
+	}
+
+	/** Sleeps, for a test that must let time pass (a lease end, a replica's link break). */
+	static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/** A JSON payload of the test listeners. */

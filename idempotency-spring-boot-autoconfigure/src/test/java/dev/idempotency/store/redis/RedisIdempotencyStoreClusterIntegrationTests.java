@@ -9,12 +9,6 @@ import dev.idempotency.support.KeyDetailsScripts;
 import dev.idempotency.testsupport.LocalRedisCluster;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -31,30 +25,18 @@ class RedisIdempotencyStoreClusterIntegrationTests extends AbstractRedisIdempote
 
 	private LocalRedisCluster cluster;
 
-	private ConfigurableApplicationContext context;
+	private BootRedisClient client;
 
 	@Override
 	protected RedisConnectionFactory connect() {
 		this.cluster = LocalRedisCluster.start();
-		this.context = new SpringApplicationBuilder(ClusterClient.class).web(WebApplicationType.NONE)
-			.properties(this.cluster.properties())
-			.properties("spring.data.redis.timeout=5s")
-			.run();
-		return this.context.getBean(RedisConnectionFactory.class);
+		this.client = BootRedisClient.on(this.cluster);
+		return this.client.connectionFactory();
 	}
 
 	@Override
 	protected void disconnect(RedisConnectionFactory connectionFactory) {
-		try {
-			if (this.context != null) {
-				this.context.close();
-			}
-		}
-		finally {
-			if (this.cluster != null) {
-				this.cluster.close();
-			}
-		}
+		this.client.close();
 	}
 
 	@Test
@@ -89,12 +71,6 @@ class RedisIdempotencyStoreClusterIntegrationTests extends AbstractRedisIdempote
 		String entry = this.store.storageKey(key);
 		assertThat(ClusterSlotHashUtil.calculateSlot(KeyDetailsScripts.detailsKey(entry)))
 			.isEqualTo(ClusterSlotHashUtil.calculateSlot(entry));
-	}
-
-	@SpringBootConfiguration
-	@ImportAutoConfiguration(DataRedisAutoConfiguration.class)
-	static class ClusterClient {
-
 	}
 
 }

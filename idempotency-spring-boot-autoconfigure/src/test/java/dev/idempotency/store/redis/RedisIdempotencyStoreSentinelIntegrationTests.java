@@ -8,12 +8,6 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.testsupport.LocalRedisSentinel;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,27 +24,18 @@ class RedisIdempotencyStoreSentinelIntegrationTests extends AbstractRedisIdempot
 
 	private LocalRedisSentinel sentinel;
 
-	private ConfigurableApplicationContext context;
+	private BootRedisClient client;
 
 	@Override
 	protected RedisConnectionFactory connect() {
 		this.sentinel = LocalRedisSentinel.start();
-		this.context = run(this.sentinel);
-		return this.context.getBean(RedisConnectionFactory.class);
+		this.client = BootRedisClient.on(this.sentinel);
+		return this.client.connectionFactory();
 	}
 
 	@Override
 	protected void disconnect(RedisConnectionFactory connectionFactory) {
-		try {
-			if (this.context != null) {
-				this.context.close();
-			}
-		}
-		finally {
-			if (this.sentinel != null) {
-				this.sentinel.close();
-			}
-		}
+		this.client.close();
 	}
 
 	@Test
@@ -74,9 +59,9 @@ class RedisIdempotencyStoreSentinelIntegrationTests extends AbstractRedisIdempot
 	 */
 	@Test
 	void storeFollowsAFailoverAndKeepsWhatWasReplicated() {
-		try (LocalRedisSentinel own = LocalRedisSentinel.start();
-				ConfigurableApplicationContext ownContext = run(own)) {
-			StringRedisTemplate redis = new StringRedisTemplate(ownContext.getBean(RedisConnectionFactory.class));
+		LocalRedisSentinel own = LocalRedisSentinel.start();
+		try (BootRedisClient ownClient = BootRedisClient.on(own)) {
+			StringRedisTemplate redis = new StringRedisTemplate(ownClient.connectionFactory());
 			RedisIdempotencyStore store = new RedisIdempotencyStore(redis, this.prefix + "failover:");
 			IdempotencyKey before = key("before-the-failover");
 			ClaimResult claim = store.claim(before, LEASE, RETENTION);
@@ -97,19 +82,6 @@ class RedisIdempotencyStoreSentinelIntegrationTests extends AbstractRedisIdempot
 			assertThat(store.claim(after, LEASE, RETENTION).isClaimed()).isTrue();
 			assertThat(own.role(promoted)).isEqualTo("master");
 		}
-	}
-
-	private static ConfigurableApplicationContext run(LocalRedisSentinel sentinel) {
-		return new SpringApplicationBuilder(SentinelClient.class).web(WebApplicationType.NONE)
-			.properties(sentinel.properties())
-			.properties("spring.data.redis.timeout=5s")
-			.run();
-	}
-
-	@SpringBootConfiguration
-	@ImportAutoConfiguration(DataRedisAutoConfiguration.class)
-	static class SentinelClient {
-
 	}
 
 }

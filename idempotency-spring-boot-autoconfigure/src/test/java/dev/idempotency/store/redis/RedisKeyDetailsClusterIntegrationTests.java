@@ -12,12 +12,6 @@ import dev.idempotency.support.KeyDetailsScripts;
 import dev.idempotency.testsupport.LocalRedisCluster;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -34,30 +28,18 @@ class RedisKeyDetailsClusterIntegrationTests extends AbstractRedisKeyDetailsInte
 
 	private LocalRedisCluster cluster;
 
-	private ConfigurableApplicationContext context;
+	private BootRedisClient client;
 
 	@Override
 	protected RedisConnectionFactory connect() {
 		this.cluster = LocalRedisCluster.start();
-		this.context = new SpringApplicationBuilder(ClusterClient.class).web(WebApplicationType.NONE)
-			.properties(this.cluster.properties())
-			.properties("spring.data.redis.timeout=5s")
-			.run();
-		return this.context.getBean(RedisConnectionFactory.class);
+		this.client = BootRedisClient.on(this.cluster);
+		return this.client.connectionFactory();
 	}
 
 	@Override
 	protected void disconnect(RedisConnectionFactory connectionFactory) {
-		try {
-			if (this.context != null) {
-				this.context.close();
-			}
-		}
-		finally {
-			if (this.cluster != null) {
-				this.cluster.close();
-			}
-		}
+		this.client.close();
 	}
 
 	@Test
@@ -109,12 +91,6 @@ class RedisKeyDetailsClusterIntegrationTests extends AbstractRedisKeyDetailsInte
 	/** The slot the server computes for {@code key} ({@code CLUSTER KEYSLOT}). */
 	private String keySlot(String key) {
 		return this.cluster.cli(this.cluster.primaries().get(0), "CLUSTER", "KEYSLOT", key).trim();
-	}
-
-	@SpringBootConfiguration
-	@ImportAutoConfiguration(DataRedisAutoConfiguration.class)
-	static class ClusterClient {
-
 	}
 
 }
