@@ -78,7 +78,7 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 	 * {@code null}
 	 * @param startTransaction whether transactions on a MySQL or MariaDB store begin with
 	 * {@code START TRANSACTION} (set by {@code idempotency.start-transaction})
-	 * @since 0.3.0
+	 * @since 0.2.0
 	 */
 	public TransactionManagerSelector(ConfigurableListableBeanFactory beanFactory, @Nullable String configuredName,
 			boolean startTransaction) {

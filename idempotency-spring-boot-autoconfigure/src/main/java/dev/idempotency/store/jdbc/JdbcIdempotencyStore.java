@@ -411,7 +411,7 @@ public class JdbcIdempotencyStore
 	/**
 	 * The platform of the store's dialect, so that the transaction manager chosen for the store
 	 * need not detect it again.
-	 * @since 0.3.0
+	 * @since 0.2.0
 	 */
 	@Override
 	public DatabasePlatform getDatabasePlatform() {

@@ -5,7 +5,7 @@ package dev.idempotency.support.jdbc;
  * or configured), so that others working on that {@code DataSource} take the platform from it
  * instead of detecting it again on a connection of their own.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 @FunctionalInterface
 public interface DatabasePlatformHolder {

@@ -39,7 +39,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * on the connection commits on its own, as it does when a transaction manager switches auto-commit
  * back on. A connection closed while its transaction is still open is rolled back first.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 public final class StartTransactionDataSource extends DelegatingDataSource implements InfrastructureProxy {
 

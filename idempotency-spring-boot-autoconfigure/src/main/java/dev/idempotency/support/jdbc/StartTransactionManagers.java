@@ -18,7 +18,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@code START TRANSACTION} instead of switching the pool's auto-commit off and on. The
  * application's own transactions keep its manager and are not changed.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 public final class StartTransactionManagers {
 
