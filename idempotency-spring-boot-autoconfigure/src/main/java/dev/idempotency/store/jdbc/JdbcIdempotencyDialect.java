@@ -233,31 +233,31 @@ public enum JdbcIdempotencyDialect {
 	 * it inserts or takes over. The conflict clause still decides what the snapshot cannot see. Rows
 	 * are inserted in the order given (the ordinal), which is what keeps batches sharing keys from
 	 * deadlocking. Returns only the rows inserted or taken over.
+	 * <p>
+	 * The keys travel as two arrays, so the statement's text is the same for every batch size: the
+	 * driver prepares it once on the server (after its fifth use) instead of sending, parsing and
+	 * planning a new statement of two parameters per key for each batch.
 	 */
 	private static List<IdempotencyKey> insertAllGuarded(JdbcTemplate jdbc, String table, List<IdempotencyKey> keys,
 			String status, Object createdAt, Object expiresAt) {
-		StringBuilder sql = new StringBuilder("INSERT INTO ").append(table)
-			.append(" AS r (namespace, idempotency_key, status, created_at, expires_at)")
-			.append(" SELECT v.namespace, v.idempotency_key, ?, ?, ? FROM (VALUES ");
-		List<Object> args = new ArrayList<>(keys.size() * 2 + 4);
-		args.addAll(List.of(status, createdAt, expiresAt));
+		String[] namespaces = new String[keys.size()];
+		String[] values = new String[keys.size()];
 		for (int i = 0; i < keys.size(); i++) {
-			sql.append((i > 0) ? ", (" : "(").append(i).append(", ?, ?)");
-			args.add(keys.get(i).namespace());
-			args.add(keys.get(i).value());
+			namespaces[i] = keys.get(i).namespace();
+			values[i] = keys.get(i).value();
 		}
 		// A scalar subquery, not NOT EXISTS: the planner turns NOT EXISTS into an anti join, and on a
 		// table without statistics (new, or truncated) it chose a hash anti join over a sequential scan
 		// of the whole table for every batch. The subquery probes the primary key once per row.
-		sql.append(") AS v (ordinal, namespace, idempotency_key) WHERE (SELECT 1 FROM ")
-			.append(table)
-			.append(" live WHERE live.namespace = v.namespace AND live.idempotency_key = v.idempotency_key")
-			.append(" AND live.expires_at > ?) IS NULL ORDER BY v.ordinal")
-			.append(TAKE_OVER_EXPIRED)
-			.append(" RETURNING namespace, idempotency_key");
-		args.add(createdAt);
-		return jdbc.query(sql.toString(), (rs, row) -> new IdempotencyKey(rs.getString(1), rs.getString(2)),
-				args.toArray());
+		String sql = "INSERT INTO " + table + " AS r (namespace, idempotency_key, status, created_at, expires_at)"
+				+ " SELECT v.namespace, v.idempotency_key, ?, ?, ?"
+				+ " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[])) WITH ORDINALITY"
+				+ " AS v (namespace, idempotency_key, ordinal) WHERE (SELECT 1 FROM " + table + " live"
+				+ " WHERE live.namespace = v.namespace AND live.idempotency_key = v.idempotency_key"
+				+ " AND live.expires_at > ?) IS NULL ORDER BY v.ordinal" + TAKE_OVER_EXPIRED
+				+ " RETURNING namespace, idempotency_key";
+		return jdbc.query(sql, (rs, row) -> new IdempotencyKey(rs.getString(1), rs.getString(2)), status, createdAt,
+				expiresAt, namespaces, values, createdAt);
 	}
 
 	/** MariaDB's multi-row {@code INSERT IGNORE}, whose {@code RETURNING} clause yields only the inserted rows. */

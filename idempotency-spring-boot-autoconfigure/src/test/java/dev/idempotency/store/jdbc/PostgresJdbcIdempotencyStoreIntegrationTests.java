@@ -106,6 +106,28 @@ class PostgresJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempoten
 		}
 	}
 
+	/**
+	 * The batch claim's text does not depend on the batch's size, so the driver prepares it on the
+	 * server after its fifth use: with one parameter pair per key, every size was a new statement,
+	 * sent, parsed and planned for each batch.
+	 */
+	@Test
+	void batchClaimIsOnePreparedStatementForEveryBatchSize() {
+		Long prepared = transactions().execute((status) -> {
+			for (int size = 2; size <= 8; size++) {
+				List<IdempotencyKey> keys = new ArrayList<>();
+				for (int i = 0; i < size; i++) {
+					keys.add(key("sized-" + size + "-" + i));
+				}
+				assertThat(store().claimAll(keys, LEASE, RETENTION)).allMatch(ClaimResult::isClaimed);
+			}
+			// The session's server-side prepared statements, on the transaction's connection.
+			return jdbc().queryForObject("SELECT count(*) FROM pg_prepared_statements"
+					+ " WHERE statement LIKE 'INSERT INTO idempotency_record AS r%SELECT v.namespace%'", Long.class);
+		});
+		assertThat(prepared).as("server-side prepared batch claims").isEqualTo(1L);
+	}
+
 	private long sequentialScans(String table) {
 		Long scans = jdbc().queryForObject("SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = ?",
 				Long.class, table);
