@@ -7,9 +7,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
@@ -219,12 +222,47 @@ public class JdbcIdempotencyStore
 			List<IdempotencyKey> returned = this.dialect.insertAllIfAbsent(this.jdbc, this.tableName, rows, COMPLETED,
 					createdAt, expiresAt);
 			Set<IdempotencyKey> inserted = (returned != null) ? new HashSet<>(returned) : null;
+			List<IdempotencyKey> present = new ArrayList<>();
 			for (IdempotencyKey key : rows) {
-				boolean claimed = (inserted != null) ? inserted.contains(key) : insert(key, createdAt, expiresAt) == 1;
-				claims.put(key, claimed ? ClaimResult.claimedInTransaction() : claimPresent(key, createdAt, expiresAt));
+				if ((inserted != null) ? inserted.contains(key) : insert(key, createdAt, expiresAt) == 1) {
+					claims.put(key, ClaimResult.claimedInTransaction());
+				}
+				else {
+					present.add(key);
+				}
+			}
+			Set<IdempotencyKey> expired = expiredAmong(present, createdAt);
+			for (IdempotencyKey key : present) {
+				claims.put(key, (expired.contains(key) && takeOver(key, createdAt, expiresAt))
+						? ClaimResult.claimedInTransaction() : ClaimResult.duplicate());
 			}
 		}
 		return claims;
+	}
+
+	/**
+	 * The keys among {@code present} whose records have expired, read with one plain (non-locking)
+	 * statement per namespace: one expiry read per duplicate of a batch was one round trip per
+	 * duplicate. None where the dialect's insert already took expired records over.
+	 */
+	private Set<IdempotencyKey> expiredAmong(List<IdempotencyKey> present, Object now) {
+		if (present.isEmpty() || this.dialect.insertTakesOverExpired()) {
+			return Set.of();
+		}
+		Map<String, List<String>> byNamespace = new LinkedHashMap<>();
+		present.forEach((key) -> byNamespace.computeIfAbsent(key.namespace(), (ns) -> new ArrayList<>()).add(key.value()));
+		Set<IdempotencyKey> expired = new HashSet<>();
+		byNamespace.forEach((namespace, values) -> {
+			String sql = "SELECT idempotency_key FROM " + this.tableName + " WHERE namespace = ? AND expires_at <= ?"
+					+ " AND idempotency_key IN (" + String.join(", ", Collections.nCopies(values.size(), "?")) + ")";
+			List<Object> args = new ArrayList<>(values.size() + 2);
+			args.add(namespace);
+			args.add(now);
+			args.addAll(values);
+			this.jdbc.query(sql, (RowCallbackHandler) (rs) -> expired.add(new IdempotencyKey(namespace, rs.getString(1))),
+					args.toArray());
+		});
+		return expired;
 	}
 
 	/**
@@ -263,12 +301,14 @@ public class JdbcIdempotencyStore
 		if (this.dialect.insertTakesOverExpired()) {
 			return ClaimResult.duplicate();
 		}
-		if (isExpired(stored, createdAt)
-				&& this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
-				&& insert(stored, createdAt, expiresAt) == 1) {
-			return ClaimResult.claimedInTransaction();
-		}
-		return ClaimResult.duplicate();
+		return (isExpired(stored, createdAt) && takeOver(stored, createdAt, expiresAt))
+				? ClaimResult.claimedInTransaction() : ClaimResult.duplicate();
+	}
+
+	/** Replaces an expired record with a new claim; {@code false} if another claim took it over first. */
+	private boolean takeOver(IdempotencyKey stored, Object createdAt, Object expiresAt) {
+		return this.jdbc.update(this.deleteExpiredSql, stored.namespace(), stored.value(), createdAt) > 0
+				&& insert(stored, createdAt, expiresAt) == 1;
 	}
 
 	private boolean isExpired(IdempotencyKey key, Object now) {

@@ -148,6 +148,22 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 	}
 
 	@Test
+	void batchTakesOverOnlyItsExpiredKeysInEveryNamespace() {
+		IdempotencyKey expiredA = new IdempotencyKey("ns-a", "k-1");
+		IdempotencyKey expiredB = new IdempotencyKey("ns-b", "k-1");
+		IdempotencyKey liveA = new IdempotencyKey("ns-a", "k-2");
+		claimAndSucceed(expiredA, Duration.ofHours(1));
+		claimAndSucceed(expiredB, Duration.ofHours(1));
+		claimAndSucceed(liveA, Duration.ofHours(3));
+		this.clock.advance(Duration.ofHours(2));
+		assertThat(claimAllAndSucceed(List.of(expiredA, liveA, new IdempotencyKey("ns-a", "k-3"), expiredB)))
+			.extracting(ClaimResult::status)
+			.containsExactly(Status.CLAIMED, Status.DUPLICATE, Status.CLAIMED, Status.CLAIMED);
+		assertThat(claimAllAndSucceed(List.of(expiredA, expiredB, liveA))).extracting(ClaimResult::status)
+			.containsOnly(Status.DUPLICATE);
+	}
+
+	@Test
 	void batchRolledBackLeavesNoRecords() {
 		this.transactions.executeWithoutResult((status) -> {
 			this.store.claimAll(List.of(key("rb-1"), key("rb-2")), LEASE, RETENTION);

@@ -1,6 +1,10 @@
 package dev.idempotency.store.jdbc;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.testsupport.TestDatabases;
@@ -34,6 +38,32 @@ class MariaDbJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotenc
 	@Override
 	protected JdbcIdempotencyDialect expectedDialect() {
 		return JdbcIdempotencyDialect.MARIADB;
+	}
+
+	/**
+	 * The duplicates of a batch are checked for expiry together: one plain read for the batch, where
+	 * there was one per duplicate (a round trip each).
+	 */
+	@Test
+	void duplicatesOfABatchAreReadOnce() {
+		List<IdempotencyKey> keys = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			keys.add(key("read-once-" + i));
+		}
+		claimAllAndSucceed(keys);
+		List<IdempotencyKey> again = new ArrayList<>(keys);
+		again.add(key("read-once-new"));
+		long selects = transactions().execute((status) -> {
+			long before = selectsOfThisSession();
+			assertThat(store().claimAll(again, LEASE, RETENTION)).filteredOn(ClaimResult::isClaimed).hasSize(1);
+			return selectsOfThisSession() - before;
+		});
+		assertThat(selects).as("SELECT statements of the batch claim").isEqualTo(1);
+	}
+
+	/** {@code Com_select} of the transaction's connection (the status query itself is no SELECT). */
+	private long selectsOfThisSession() {
+		return jdbc().queryForObject("SHOW SESSION STATUS LIKE 'Com_select'", (rs, row) -> rs.getLong(2));
 	}
 
 	@Test
