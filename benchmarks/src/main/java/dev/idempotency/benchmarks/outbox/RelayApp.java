@@ -16,7 +16,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * One relaying application: the starter's outbox, relay and Kafka sender, auto-configured on the
- * benchmark's outbox table; the relay is stopped until a measurement starts it.
+ * benchmark's outbox table, on Spring Boot's default pool; the relay is stopped until a measurement
+ * starts it.
  */
 final class RelayApp {
 
@@ -29,7 +30,8 @@ final class RelayApp {
 
 	RelayApp(String name, String pollInterval, String brokers) {
 		this.pollInterval = pollInterval;
-		Map<String, Object> properties = BootApps.properties(Database.POSTGRESQL, 4);
+		// Spring Boot's default pool (no Hikari settings but its name): what a user runs without tuning.
+		Map<String, Object> properties = BootApps.defaultPoolProperties(Database.POSTGRESQL);
 		properties.put("spring.datasource.hikari.pool-name", "bench-outbox-" + name);
 		properties.put("spring.autoconfigure.exclude",
 				"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration");
