@@ -21,6 +21,9 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 CREATE INDEX IF NOT EXISTS idempotency_outbox_due_idx ON idempotency_outbox (next_attempt_at, id) WHERE status = 'PENDING';
 CREATE INDEX IF NOT EXISTS idempotency_outbox_key_idx ON idempotency_outbox (message_key, id) WHERE status <> 'SENT';
 CREATE INDEX IF NOT EXISTS idempotency_outbox_sent_idx ON idempotency_outbox (sent_at) WHERE status = 'SENT';
+-- 0.2: the relay's claim (ORDER BY id LIMIT) walks the pending rows in id order; without this index
+-- PostgreSQL walked the primary key from the oldest row, through every sent row not yet purged.
+CREATE INDEX IF NOT EXISTS idempotency_outbox_pending_idx ON idempotency_outbox (id) WHERE status = 'PENDING';
 
 -- 0.2: the publisher's W3C trace context; adds the column to a table created by 0.1.
 ALTER TABLE idempotency_outbox ADD COLUMN IF NOT EXISTS traceparent VARCHAR(64);

@@ -124,6 +124,14 @@ abstract class AbstractOutboxRelayIntegrationTests {
 		this.redisConnectionFactory.destroy();
 	}
 
+	protected HikariDataSource dataSource() {
+		return this.dataSource;
+	}
+
+	protected JdbcTemplate jdbc() {
+		return this.jdbc;
+	}
+
 	@BeforeEach
 	void emptyTable() {
 		this.started.forEach(OutboxRelay::stop);

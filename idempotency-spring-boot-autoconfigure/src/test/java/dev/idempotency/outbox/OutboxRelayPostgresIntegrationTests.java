@@ -1,13 +1,37 @@
 package dev.idempotency.outbox;
 
+import java.lang.reflect.Proxy;
+import java.lang.reflect.InvocationTargetException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.testsupport.TestDatabases;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The outbox on PostgreSQL.
  */
 class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegrationTests {
+
+	private static final Pattern REMOVED = Pattern.compile("Rows Removed by Filter: (\\d+)");
 
 	@Override
 	protected HikariDataSource createDataSource() {
@@ -22,6 +46,82 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 	@Override
 	protected OutboxDialect expectedDialect() {
 		return OutboxDialect.POSTGRESQL;
+	}
+
+	/**
+	 * The relay's claim ({@code ORDER BY id LIMIT}) reads the pending rows, not the sent ones that wait
+	 * for the purge. While a backlog drains, the table's statistics still say "mostly pending", and
+	 * PostgreSQL walked the primary key from the oldest row through every row sent so far, for every
+	 * batch (quadratic in the backlog), until the pending rows had an index of their own in id order.
+	 */
+	@Test
+	void claimDoesNotWalkTheSentRows() throws Exception {
+		jdbc().update("INSERT INTO idempotency_outbox (message_id, destination, message_key, payload, status, attempts,"
+				+ " created_at, next_attempt_at) SELECT 'm-' || g, 'orders', 'k-' || g, 'p', 'PENDING', 0, now(), now()"
+				+ " FROM generate_series(1, 20000) g");
+		jdbc().execute("ANALYZE idempotency_outbox");
+		// The drain so far: all but the last 50 rows sent, the statistics not yet refreshed.
+		jdbc().update("UPDATE idempotency_outbox SET status = 'SENT', sent_at = now() WHERE id <= ("
+				+ "SELECT max(id) - 50 FROM idempotency_outbox)");
+		List<String> statements = new CopyOnWriteArrayList<>();
+		JdbcOutboxRepository repository = new JdbcOutboxRepository(recording(dataSource(), statements),
+				OutboxDialect.POSTGRESQL, "idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
+		assertThat(repository.claim(100, Duration.ofMinutes(1), true)).hasSize(50);
+		String claim = statements.stream().filter((sql) -> sql.startsWith("UPDATE")).findFirst().orElseThrow();
+		long removed = rowsRemovedByFilter(claim);
+		assertThat(removed).as("rows the claim read and dropped, with 19,950 sent rows in the table").isLessThan(1000);
+	}
+
+	/** Runs the claim's statement once more under EXPLAIN ANALYZE, rolled back, and sums its dropped rows. */
+	private long rowsRemovedByFilter(String claim) throws Exception {
+		int parameter = 0;
+		StringBuilder numbered = new StringBuilder();
+		for (char c : claim.toCharArray()) {
+			numbered.append((c == '?') ? "$" + (++parameter) : String.valueOf(c));
+		}
+		assertThat(parameter).as("parameters: lease, now, now, batch size").isEqualTo(4);
+		try (Connection connection = dataSource().getConnection()) {
+			connection.setAutoCommit(false);
+			try (Statement statement = connection.createStatement()) {
+				statement.execute("PREPARE claim AS " + numbered);
+				ResultSet plan = statement.executeQuery("EXPLAIN ANALYZE EXECUTE claim(now() + interval '1 minute',"
+						+ " now(), now(), 100)");
+				long removed = 0;
+				while (plan.next()) {
+					Matcher line = REMOVED.matcher(plan.getString(1));
+					if (line.find()) {
+						removed += Long.parseLong(line.group(1));
+					}
+				}
+				return removed;
+			}
+			finally {
+				connection.rollback();
+			}
+		}
+	}
+
+	private static DataSource recording(DataSource target, List<String> statements) {
+		return new DelegatingDataSource(target) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+							if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
+								statements.add(sql);
+							}
+							try {
+								return method.invoke(connection, args);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getCause();
+							}
+						});
+			}
+
+		};
 	}
 
 }
