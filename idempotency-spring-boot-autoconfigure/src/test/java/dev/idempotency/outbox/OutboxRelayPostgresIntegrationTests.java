@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
@@ -57,48 +58,55 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 	@Test
 	void claimDoesNotWalkTheSentRows() throws Exception {
 		jdbc().update("INSERT INTO idempotency_outbox (message_id, destination, message_key, payload, status, attempts,"
-				+ " created_at, next_attempt_at) SELECT 'm-' || g, 'orders', 'k-' || g, 'p', 'PENDING', 0, now(), now()"
+				+ " created_at, next_attempt_at) SELECT 'm-' || g, 'orders', 'acct-' || ((g * 7919) % 1000), 'payload', 'PENDING', 0, now(), now()"
 				+ " FROM generate_series(1, 20000) g");
 		jdbc().execute("ANALYZE idempotency_outbox");
-		// The drain so far: all but the last 50 rows sent, the statistics not yet refreshed.
+		// Half drained: the oldest 10,000 rows sent, the statistics not yet refreshed.
 		jdbc().update("UPDATE idempotency_outbox SET status = 'SENT', sent_at = now() WHERE id <= ("
-				+ "SELECT max(id) - 50 FROM idempotency_outbox)");
+				+ "SELECT min(id) + 9999 FROM idempotency_outbox)");
+		// Three batches on their way.
+		jdbc().update("UPDATE idempotency_outbox SET claimed_until = now() + interval '1 minute' WHERE status = 'PENDING'"
+				+ " AND id <= (SELECT min(id) + 10299 FROM idempotency_outbox)");
 		List<String> statements = new CopyOnWriteArrayList<>();
 		JdbcOutboxRepository repository = new JdbcOutboxRepository(recording(dataSource(), statements),
 				OutboxDialect.POSTGRESQL, "idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
-		assertThat(repository.claim(100, Duration.ofMinutes(1), true)).hasSize(50);
+		assertThat(repository.claim(100, Duration.ofMinutes(1), true)).hasSize(100);
 		String claim = statements.stream().filter((sql) -> sql.startsWith("UPDATE")).findFirst().orElseThrow();
-		long removed = rowsRemovedByFilter(claim);
-		assertThat(removed).as("rows the claim read and dropped, with 19,950 sent rows in the table").isLessThan(1000);
+		List<String> plan = plan(claim);
+		long removed = plan.stream()
+			.map(REMOVED::matcher)
+			.filter(Matcher::find)
+			.mapToLong((line) -> Long.parseLong(line.group(1)))
+			.sum();
+		assertThat(removed).as("rows the claim read and dropped, with 10,000 sent rows in the table").isLessThan(1000);
+		assertThat(plan).as("the claim's plan").noneMatch((line) -> line.contains("Seq Scan"));
 	}
 
-	/** Runs the claim's statement once more under EXPLAIN ANALYZE, rolled back, and sums its dropped rows. */
-	private long rowsRemovedByFilter(String claim) throws Exception {
+	/** The plan of the claim's statement, run once more under EXPLAIN ANALYZE and rolled back. */
+	private List<String> plan(String claim) throws SQLException {
 		int parameter = 0;
 		StringBuilder numbered = new StringBuilder();
 		for (char c : claim.toCharArray()) {
 			numbered.append((c == '?') ? "$" + (++parameter) : String.valueOf(c));
 		}
 		assertThat(parameter).as("parameters: lease, now, now, batch size").isEqualTo(4);
-		try (Connection connection = dataSource().getConnection()) {
+		List<String> plan = new ArrayList<>();
+		try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement()) {
 			connection.setAutoCommit(false);
-			try (Statement statement = connection.createStatement()) {
-				statement.execute("PREPARE claim AS " + numbered);
-				ResultSet plan = statement.executeQuery("EXPLAIN ANALYZE EXECUTE claim(now() + interval '1 minute',"
-						+ " now(), now(), 100)");
-				long removed = 0;
-				while (plan.next()) {
-					Matcher line = REMOVED.matcher(plan.getString(1));
-					if (line.find()) {
-						removed += Long.parseLong(line.group(1));
-					}
+			statement.execute("PREPARE outbox_claim AS " + numbered);
+			try (ResultSet lines = statement.executeQuery(
+					"EXPLAIN ANALYZE EXECUTE outbox_claim(now() + interval '1 minute', now(), now(), 100)")) {
+				while (lines.next()) {
+					plan.add(lines.getString(1));
 				}
-				return removed;
 			}
 			finally {
 				connection.rollback();
+				statement.execute("DEALLOCATE outbox_claim");
+				connection.setAutoCommit(true);
 			}
 		}
+		return plan;
 	}
 
 	private static DataSource recording(DataSource target, List<String> statements) {
