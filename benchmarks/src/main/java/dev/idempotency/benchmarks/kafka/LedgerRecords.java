@@ -20,26 +20,27 @@ final class LedgerRecords {
 	}
 
 	/**
-	 * A batch's business writes in account order: concurrent batches that credit the same accounts
-	 * in different orders would deadlock (a property of this workload, not of the dedup).
+	 * A batch listener's business writes, in account order (concurrent batches that credit the same
+	 * accounts in different orders would deadlock: a property of this workload, not of the dedup):
+	 * record by record, or ({@code bulk}) as two JDBC batches, what a batch listener written for
+	 * throughput does (pgjdbc sends each JDBC batch in one round trip).
 	 */
-	static void applyInAccountOrder(JdbcTemplate jdbc, List<ConsumerRecord<String, String>> records) {
+	static void applyBatch(JdbcTemplate jdbc, List<ConsumerRecord<String, String>> records, boolean bulk) {
 		List<ConsumerRecord<String, String>> sorted = new ArrayList<>(records);
 		sorted.sort(Comparator.comparingInt(LedgerRecords::account));
-		sorted.forEach((record) -> apply(jdbc, record));
+		if (bulk) {
+			applyAsJdbcBatches(jdbc, sorted);
+		}
+		else {
+			sorted.forEach((record) -> apply(jdbc, record));
+		}
 	}
 
-	/**
-	 * A batch's business writes as two JDBC batches, credits in account order then the ledger rows:
-	 * what a batch listener written for throughput does (pgjdbc sends each JDBC batch in one round
-	 * trip). Every credit must have found its account.
-	 */
-	static void applyAllInAccountOrder(JdbcTemplate jdbc, List<ConsumerRecord<String, String>> records) {
-		if (records.isEmpty()) {
+	/** The credits, then the ledger rows, each as one JDBC batch; every credit must find its account. */
+	private static void applyAsJdbcBatches(JdbcTemplate jdbc, List<ConsumerRecord<String, String>> sorted) {
+		if (sorted.isEmpty()) {
 			return;
 		}
-		List<ConsumerRecord<String, String>> sorted = new ArrayList<>(records);
-		sorted.sort(Comparator.comparingInt(LedgerRecords::account));
 		List<Object[]> credits = new ArrayList<>(sorted.size());
 		List<Object[]> ledger = new ArrayList<>(sorted.size());
 		for (ConsumerRecord<String, String> record : sorted) {
@@ -55,16 +56,6 @@ final class LedgerRecords {
 			}
 		}
 		jdbc.batchUpdate(LedgerTables.LEDGER, ledger);
-	}
-
-	/** The business writes of a batch listener: record by record, or as JDBC batches ({@code bulk}). */
-	static void applyBatch(JdbcTemplate jdbc, List<ConsumerRecord<String, String>> records, boolean bulk) {
-		if (bulk) {
-			applyAllInAccountOrder(jdbc, records);
-		}
-		else {
-			applyInAccountOrder(jdbc, records);
-		}
 	}
 
 	private static int account(ConsumerRecord<String, String> record) {
