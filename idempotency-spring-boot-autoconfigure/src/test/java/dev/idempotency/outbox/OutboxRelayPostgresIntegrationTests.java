@@ -1,8 +1,10 @@
 package dev.idempotency.outbox;
 
-import java.lang.reflect.Proxy;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,6 +15,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.function.IntFunction;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
@@ -23,7 +28,9 @@ import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,6 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegrationTests {
 
 	private static final Pattern REMOVED = Pattern.compile("Rows Removed by Filter: (\\d+)");
+
+	private static final Pattern ACTUAL = Pattern.compile("\\(actual time=[0-9.]+\\.\\.[0-9.]+ rows=(\\d+) loops=(\\d+)\\)");
 
 	@Override
 	protected HikariDataSource createDataSource() {
@@ -68,47 +77,138 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 		jdbc().update("UPDATE idempotency_outbox SET claimed_until = now() + interval '1 minute' WHERE status = 'PENDING'"
 				+ " AND id <= (SELECT min(id) + 10299 FROM idempotency_outbox)");
 		List<String> statements = new CopyOnWriteArrayList<>();
-		JdbcOutboxRepository repository = new JdbcOutboxRepository(recording(dataSource(), statements),
-				OutboxDialect.POSTGRESQL, "idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
+		JdbcOutboxRepository repository = recordingRepository(statements);
 		assertThat(repository.claim(100, Duration.ofMinutes(1), true)).hasSize(100);
-		String claim = statements.stream().filter((sql) -> sql.startsWith("UPDATE")).findFirst().orElseThrow();
-		List<String> plan = plan(claim);
-		long removed = plan.stream()
+		List<String> plan = plan(statements, "UPDATE",
+				(parameters) -> List.of("now() + interval '1 minute'", "now()", "now()", "100"));
+		assertThat(removedByFilter(plan)).as("rows the claim read and dropped, with 10,000 sent rows in the table")
+			.isLessThan(1000);
+		assertThat(plan).as("the claim's plan").noneMatch((line) -> line.contains("Seq Scan"));
+	}
+
+	/**
+	 * A backlog on a new table (never analyzed) is claimed and marked batch by batch. Without the
+	 * claim's {@code enable_sort = off} the planner read every pending row and sorted them to claim
+	 * 100; without {@code status || ''} the mark read every pending row through a partial index to
+	 * find its 100: both quadratic in the backlog.
+	 */
+	@Test
+	void aBacklogOnANewTableIsClaimedAndMarkedBatchByBatch() throws Exception {
+		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-postgresql.sql"),
+				new ClassPathResource("dev/idempotency/outbox/schema-postgresql.sql"))
+			.execute(dataSource());
+		insertRows("PENDING", 10000);
+		assertClaimedAndMarkedBatchByBatch();
+	}
+
+	/**
+	 * A backlog on a table whose statistics say nothing is pending (every row was sent when it was
+	 * last analyzed, the steady state of an outbox) is marked through the primary key: with a
+	 * partial index on {@code status} the planner read every pending row to mark 100.
+	 */
+	@Test
+	void aBacklogAfterASteadyStateIsClaimedAndMarkedBatchByBatch() throws Exception {
+		insertRows("SENT", 20000);
+		jdbc().execute("ANALYZE idempotency_outbox");
+		// The sent rows are purged, and a backlog builds up (a broker outage, a burst) before the next analyze.
+		jdbc().execute("TRUNCATE idempotency_outbox");
+		insertRows("PENDING", 10000);
+		assertClaimedAndMarkedBatchByBatch();
+	}
+
+	private void insertRows(String status, int count) {
+		jdbc().update("INSERT INTO idempotency_outbox (message_id, destination, message_key, payload, status, attempts,"
+				+ " created_at, next_attempt_at, sent_at) SELECT '" + status + "-' || g, 'orders', 'acct-' || (g % 1000),"
+				+ " 'payload', '" + status + "', 0, now(), now(), " + (status.equals("SENT") ? "now()" : "NULL")
+				+ " FROM generate_series(1, " + count + ") g");
+	}
+
+	/** Claims and marks a batch of 100 and replays both statements under EXPLAIN ANALYZE. */
+	private void assertClaimedAndMarkedBatchByBatch() throws SQLException {
+		List<String> statements = new CopyOnWriteArrayList<>();
+		JdbcOutboxRepository repository = recordingRepository(statements);
+		List<OutboxMessage> batch = repository.claim(100, Duration.ofMinutes(1), false);
+		assertThat(batch).hasSize(100);
+		List<String> claim = plan(statements, "UPDATE idempotency_outbox SET claimed_until",
+				(parameters) -> List.of("now() + interval '1 minute'", "now()", "now()", "100"));
+		assertThat(rowsRead(claim)).as("rows the claim read for a batch of 100, 9,900 pending: %s", claim)
+			.isLessThan(1000);
+		statements.clear();
+		assertThat(repository.markSent(batch)).isEqualTo(100);
+		// Replayed once more with the batch's ids (sent now: the plan, not the outcome, is looked at).
+		List<String> ids = batch.stream().map((row) -> String.valueOf(row.id())).toList();
+		List<String> mark = plan(statements, "UPDATE idempotency_outbox SET status = 'SENT'",
+				(parameters) -> Stream.concat(Stream.of("now()"),
+						(parameters == 2) ? Stream.of(ids.stream().collect(Collectors.joining(",", "'{", "}'")))
+								: ids.stream())
+					.toList());
+		assertThat(rowsRead(mark)).as("rows the mark read for a batch of 100, 9,900 pending: %s", mark)
+			.isLessThan(1000);
+	}
+
+	private JdbcOutboxRepository recordingRepository(List<String> statements) {
+		return new JdbcOutboxRepository(recording(dataSource(), statements), OutboxDialect.POSTGRESQL,
+				"idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
+	}
+
+	private static long removedByFilter(List<String> plan) {
+		return plan.stream()
 			.map(REMOVED::matcher)
 			.filter(Matcher::find)
 			.mapToLong((line) -> Long.parseLong(line.group(1)))
 			.sum();
-		assertThat(removed).as("rows the claim read and dropped, with 10,000 sent rows in the table").isLessThan(1000);
-		assertThat(plan).as("the claim's plan").noneMatch((line) -> line.contains("Seq Scan"));
 	}
 
-	/** The plan of the claim's statement, run once more under EXPLAIN ANALYZE and rolled back. */
-	private List<String> plan(String claim) throws SQLException {
+	/** The rows a plan read: what its nodes returned, and what their filters dropped. */
+	private static long rowsRead(List<String> plan) {
+		long returned = plan.stream()
+			.map(ACTUAL::matcher)
+			.filter(Matcher::find)
+			.mapToLong((node) -> Long.parseLong(node.group(1)) * Long.parseLong(node.group(2)))
+			.max()
+			.orElseThrow();
+		return returned + removedByFilter(plan);
+	}
+
+	/**
+	 * The plan of the first recorded statement that starts with {@code prefix}, run once more under
+	 * EXPLAIN ANALYZE, after the settings the repository made ({@code SET LOCAL}), and rolled back.
+	 */
+	private List<String> plan(List<String> statements, String prefix, IntFunction<List<String>> argumentsForParameters)
+			throws SQLException {
+		String sql = statements.stream().filter((recorded) -> recorded.startsWith(prefix)).findFirst().orElseThrow();
 		int parameter = 0;
 		StringBuilder numbered = new StringBuilder();
-		for (char c : claim.toCharArray()) {
+		for (char c : sql.toCharArray()) {
 			numbered.append((c == '?') ? "$" + (++parameter) : String.valueOf(c));
 		}
-		assertThat(parameter).as("parameters: lease, now, now, batch size").isEqualTo(4);
+		List<String> arguments = argumentsForParameters.apply(parameter);
+		assertThat(arguments).as("arguments of %s", sql).hasSize(parameter);
 		List<String> plan = new ArrayList<>();
 		try (Connection connection = dataSource().getConnection(); Statement statement = connection.createStatement()) {
 			connection.setAutoCommit(false);
-			statement.execute("PREPARE outbox_claim AS " + numbered);
-			try (ResultSet lines = statement.executeQuery(
-					"EXPLAIN ANALYZE EXECUTE outbox_claim(now() + interval '1 minute', now(), now(), 100)")) {
+			for (String setting : statements) {
+				if (setting.startsWith("SET LOCAL")) {
+					statement.execute(setting);
+				}
+			}
+			statement.execute("PREPARE outbox_statement AS " + numbered);
+			try (ResultSet lines = statement
+				.executeQuery("EXPLAIN ANALYZE EXECUTE outbox_statement(" + String.join(", ", arguments) + ")")) {
 				while (lines.next()) {
 					plan.add(lines.getString(1));
 				}
 			}
 			finally {
 				connection.rollback();
-				statement.execute("DEALLOCATE outbox_claim");
+				statement.execute("DEALLOCATE outbox_statement");
 				connection.setAutoCommit(true);
 			}
 		}
 		return plan;
 	}
 
+	/** Records the SQL of every statement prepared or executed on its connections. */
 	private static DataSource recording(DataSource target, List<String> statements) {
 		return new DelegatingDataSource(target) {
 
@@ -120,16 +220,32 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 							if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
 								statements.add(sql);
 							}
-							try {
-								return method.invoke(connection, args);
-							}
-							catch (InvocationTargetException ex) {
-								throw ex.getCause();
-							}
+							Object result = invoke(method, connection, args);
+							return (result instanceof Statement created && !(result instanceof PreparedStatement))
+									? recordingStatement(created, statements) : result;
 						});
 			}
 
 		};
+	}
+
+	private static Statement recordingStatement(Statement target, List<String> statements) {
+		return (Statement) Proxy.newProxyInstance(OutboxRelayPostgresIntegrationTests.class.getClassLoader(),
+				new Class<?>[] { Statement.class }, (proxy, method, args) -> {
+					if (method.getName().startsWith("execute") && args != null && args[0] instanceof String sql) {
+						statements.add(sql);
+					}
+					return invoke(method, target, args);
+				});
+	}
+
+	private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
 	}
 
 }

@@ -199,19 +199,8 @@ public class JdbcOutboxRepository implements OutboxRepository {
 			return 0;
 		}
 		Object now = this.dialect.timestamp(now());
-		return write(() -> {
-			int updated = 0;
-			for (int from = 0; from < rows.size(); from += 500) {
-				List<OutboxMessage> chunk = rows.subList(from, Math.min(rows.size(), from + 500));
-				List<Object> args = new ArrayList<>();
-				args.add(now);
-				chunk.forEach((row) -> args.add(row.id()));
-				updated += this.jdbc.update("UPDATE " + this.table + " SET status = 'SENT', sent_at = ?, "
-						+ "claimed_until = NULL, last_error = NULL WHERE status = 'PENDING' AND id IN ("
-						+ OutboxDialect.placeholders(chunk.size()) + ")", args.toArray());
-			}
-			return updated;
-		});
+		List<Long> ids = rows.stream().map(OutboxMessage::id).toList();
+		return write(() -> this.dialect.markSent(this.jdbc, this.table, now, ids));
 	}
 
 	@Override

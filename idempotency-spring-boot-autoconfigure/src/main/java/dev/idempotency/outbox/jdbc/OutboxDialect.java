@@ -29,16 +29,36 @@ import org.springframework.jdbc.core.RowMapper;
 public enum OutboxDialect {
 
 	/**
-	 * One statement: {@code UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING}.
+	 * One statement: {@code UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING},
+	 * planned without a sort; marks by an array of ids through the primary key.
 	 */
 	POSTGRESQL(DatabasePlatform.POSTGRESQL) {
 
 		@Override
 		List<OutboxMessage> claim(JdbcTemplate jdbc, String table, String dueRows, Object now, Object leaseUntil,
 				int batchSize, RowMapper<OutboxMessage> mapper) {
+			// Walk the pending rows' index in id order and stop after the batch. With statistics that say
+			// few rows are pending (the steady state before a backlog, or a table not analyzed yet), the
+			// planner would rather read every pending row and sort them, for every batch of the backlog.
+			jdbc.execute("SET LOCAL enable_sort = off");
 			String sql = "UPDATE " + table + " SET claimed_until = ? WHERE id IN (SELECT o.id FROM " + table + " o"
 					+ " WHERE " + dueRows + " ORDER BY o.id LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING " + COLUMNS;
 			return jdbc.query(sql, mapper, leaseUntil, now, now, batchSize);
+		}
+
+		/**
+		 * One statement for any number of rows, the ids as one array, looked up in the primary key.
+		 * With statistics that say few rows are pending, the planner would rather read every pending
+		 * row through a partial index on {@code status} (hence {@code status || ''}, which none of
+		 * them serves), and on a table not analyzed yet it chose a sequential scan: for every batch
+		 * of a backlog.
+		 */
+		@Override
+		int markSent(JdbcTemplate jdbc, String table, Object now, List<Long> ids) {
+			jdbc.execute("SET LOCAL enable_seqscan = off");
+			return jdbc.update("UPDATE " + table + " SET status = 'SENT', sent_at = ?, claimed_until = NULL, "
+					+ "last_error = NULL WHERE id = ANY(CAST(? AS bigint[])) AND status || '' = 'PENDING'", now,
+					ids.toArray(new Long[0]));
 		}
 
 		@Override
@@ -171,6 +191,27 @@ public enum OutboxDialect {
 	 */
 	abstract List<OutboxMessage> claim(JdbcTemplate jdbc, String table, String dueRows, Object now, Object leaseUntil,
 			int batchSize, RowMapper<OutboxMessage> mapper);
+
+	/**
+	 * Marks the given rows {@code SENT} if they are still {@code PENDING}, inside the current
+	 * transaction: one {@code UPDATE} by primary key per 500 rows.
+	 * @param now the {@code sent_at}, bound
+	 * @param ids the rows' ids
+	 * @return how many rows were marked
+	 */
+	int markSent(JdbcTemplate jdbc, String table, Object now, List<Long> ids) {
+		int updated = 0;
+		for (int from = 0; from < ids.size(); from += 500) {
+			List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+			List<Object> args = new ArrayList<>(chunk.size() + 1);
+			args.add(now);
+			args.addAll(chunk);
+			updated += jdbc.update("UPDATE " + table + " SET status = 'SENT', sent_at = ?, claimed_until = NULL, "
+					+ "last_error = NULL WHERE status = 'PENDING' AND id IN (" + placeholders(chunk.size()) + ")",
+					args.toArray());
+		}
+		return updated;
+	}
 
 	/**
 	 * Deletes at most {@code batchSize} rows sent before {@code sentBefore}, in its own short
