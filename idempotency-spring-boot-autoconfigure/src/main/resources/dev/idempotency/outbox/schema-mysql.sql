@@ -17,5 +17,6 @@ CREATE TABLE IF NOT EXISTS idempotency_outbox (
 	UNIQUE KEY idempotency_outbox_message_id_uk (message_id),
 	INDEX idempotency_outbox_due_idx (status, next_attempt_at, id),
 	INDEX idempotency_outbox_key_idx (message_key, id),
-	INDEX idempotency_outbox_sent_idx (status, sent_at)
+	INDEX idempotency_outbox_sent_idx (status, sent_at),
+	INDEX idempotency_outbox_pending_idx (status, id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_0900_bin;

@@ -1,3 +1,5 @@
--- Upgrades an idempotency_outbox table created by 0.1 (0.2): the publisher's W3C trace context. Run it
--- once: MySQL has no IF NOT EXISTS for columns.
+-- Upgrades an idempotency_outbox table created by 0.1 (0.2): the publisher's W3C trace context, and the
+-- index of the relay's claim (pending rows in id order, so that the claim never walks the sent rows). Run
+-- it once: MySQL has no IF NOT EXISTS for columns and indexes.
 ALTER TABLE idempotency_outbox ADD COLUMN traceparent VARCHAR(64) NULL;
+CREATE INDEX idempotency_outbox_pending_idx ON idempotency_outbox (status, id);

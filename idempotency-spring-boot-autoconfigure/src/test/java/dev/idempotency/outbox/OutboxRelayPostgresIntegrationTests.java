@@ -1,10 +1,6 @@
 package dev.idempotency.outbox;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -13,13 +9,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
@@ -29,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -147,7 +140,7 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 	}
 
 	private JdbcOutboxRepository recordingRepository(List<String> statements) {
-		return new JdbcOutboxRepository(recording(dataSource(), statements), OutboxDialect.POSTGRESQL,
+		return new JdbcOutboxRepository(new RecordingDataSource(dataSource(), statements), OutboxDialect.POSTGRESQL,
 				"idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
 	}
 
@@ -206,46 +199,6 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 			}
 		}
 		return plan;
-	}
-
-	/** Records the SQL of every statement prepared or executed on its connections. */
-	private static DataSource recording(DataSource target, List<String> statements) {
-		return new DelegatingDataSource(target) {
-
-			@Override
-			public Connection getConnection() throws SQLException {
-				Connection connection = super.getConnection();
-				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
-						new Class<?>[] { Connection.class }, (proxy, method, args) -> {
-							if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
-								statements.add(sql);
-							}
-							Object result = invoke(method, connection, args);
-							return (result instanceof Statement created && !(result instanceof PreparedStatement))
-									? recordingStatement(created, statements) : result;
-						});
-			}
-
-		};
-	}
-
-	private static Statement recordingStatement(Statement target, List<String> statements) {
-		return (Statement) Proxy.newProxyInstance(OutboxRelayPostgresIntegrationTests.class.getClassLoader(),
-				new Class<?>[] { Statement.class }, (proxy, method, args) -> {
-					if (method.getName().startsWith("execute") && args != null && args[0] instanceof String sql) {
-						statements.add(sql);
-					}
-					return invoke(method, target, args);
-				});
-	}
-
-	private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
-		try {
-			return method.invoke(target, args);
-		}
-		catch (InvocationTargetException ex) {
-			throw ex.getCause();
-		}
 	}
 
 }
