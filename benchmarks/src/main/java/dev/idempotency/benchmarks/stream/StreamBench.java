@@ -6,6 +6,7 @@ import java.util.List;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
 import dev.idempotency.benchmarks.report.RoundsTable;
+import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.Machine;
 import dev.idempotency.benchmarks.support.Options;
@@ -13,7 +14,8 @@ import dev.idempotency.benchmarks.support.PoolSettings;
 
 /**
  * Issue 4: Redis Stream messages per second, end to end, through {@code @RedisStreamListener} +
- * {@code @Idempotent}, against hand-written consumer loops on the same stream, on PostgreSQL.
+ * {@code @Idempotent}, against hand-written consumer loops on the same stream, on PostgreSQL or MariaDB
+ * ({@code --db}, the database's default isolation).
  * <p>
  * Each round of each variant ({@link StreamRounds}): the stream is deleted, refilled with
  * {@code --messages} entries (every tenth re-sends the key of the entry five positions earlier, ~10%
@@ -29,7 +31,7 @@ import dev.idempotency.benchmarks.support.PoolSettings;
  * applied and it is checked against "every delivery applied"); {@code hand-ideal} (the same with the
  * insert-or-ignore of variant 2 in the business transaction, XACK after commit: the baseline);
  * {@code starter-jdbc} (transactional mode: JDBC store, XACK after commit); {@code starter-redis}
- * (redis-atomic mode: Redis store on the stream's server, the business transaction in PostgreSQL, one
+ * (redis-atomic mode: Redis store on the stream's server, the business transaction in the database, one
  * Lua script completes the key and XACKs after commit).
  * <p>
  * Every variant runs on Spring Boot's default pool ({@code --pool boot-default}: no Hikari settings,
@@ -37,12 +39,12 @@ import dev.idempotency.benchmarks.support.PoolSettings;
  * {@code --pool tuned} on the benchmark's pool of {@code concurrency + 2} connections, all kept open
  * (the pool of the runs published before this option).
  * <p>
- * {@code java -cp ... dev.idempotency.benchmarks.stream.StreamBench [--messages 3000] [--rounds 5]
+ * {@code java -cp ... dev.idempotency.benchmarks.stream.StreamBench [--db postgresql|mariadb] [--messages 3000] [--rounds 5]
  * [--warmup 1] [--concurrency 1,4] [--batch 10] [--pool boot-default|tuned]
  * [--variants hand-plain,hand-ideal,starter-jdbc,starter-redis]};
  * normally through {@code scripts/bench.sh --suite streams}. This class reads the options, runs the
  * rounds at each concurrency and writes the report
- * ({@code benchmarks/target/bench-results/streams-<timestamp>.md}).
+ * ({@code benchmarks/target/bench-results/streams-<db>-<timestamp>.md}).
  */
 public final class StreamBench {
 
@@ -51,6 +53,7 @@ public final class StreamBench {
 
 	public static void main(String[] args) throws Exception {
 		Options options = Options.parse(args);
+		Database database = Database.of(options.text("db", "postgresql"));
 		int messages = options.integer("messages", 3000);
 		int rounds = options.integer("rounds", 5);
 		int warmup = options.integer("warmup", 1);
@@ -62,19 +65,19 @@ public final class StreamBench {
 		Instant started = Instant.now();
 		List<InterleavedRounds.Row> rows = new ArrayList<>();
 		List<String> verdicts = new ArrayList<>();
-		try (StreamRounds bench = new StreamRounds(messages, batch, pool)) {
+		try (StreamRounds bench = new StreamRounds(messages, batch, pool, database)) {
 			for (int concurrency : concurrencies) {
 				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
 						StreamConsumer::name, concurrency, warmup, rounds,
 						(variant, round) -> bench.run(variant, concurrency, round), verdicts));
 			}
 		}
-		String report = HarnessReport.finished(started) + ": " + messages + " entries per round (~10% duplicates), "
+		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages + " entries per round (~10% duplicates), "
 				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; XREADGROUP COUNT "
 				+ batch + "; " + pool.describe() + ".\n\n"
-				+ HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart)
+				+ HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart, database)
 				+ "\n\n" + RoundsTable.of(rows, "ratio to hand-ideal", (variant) -> "hand-ideal", verdicts);
-		HarnessReport.publish("streams", report);
+		HarnessReport.publish("streams-" + database.id(), report);
 	}
 
 }

@@ -46,7 +46,7 @@ final class StreamRounds implements AutoCloseable {
 
 	private final JdbcTemplate adminJdbc;
 
-	private final LedgerTables tables = LedgerTables.of(Database.POSTGRESQL);
+	private final LedgerTables tables;
 
 	private final PoolSettings pool;
 
@@ -54,7 +54,8 @@ final class StreamRounds implements AutoCloseable {
 
 	private final StatefulRedisConnection<String, String> connection;
 
-	StreamRounds(int messages, int batch, PoolSettings pool) {
+	StreamRounds(int messages, int batch, PoolSettings pool, Database database) {
+		this.tables = LedgerTables.of(database);
 		this.messages = messages;
 		this.batch = batch;
 		this.pool = pool;
