@@ -23,9 +23,11 @@
 #                                            --messages N --rounds N --warmup N --concurrency 1,4 --batch N
 #                                            --variants hand-plain,hand-ideal,starter-jdbc,starter-redis
 #                                            --pool boot-default|tuned (default: Spring Boot's pool; tuned: consumers + 2)
-#   scripts/bench.sh --suite outbox          issue 5: outbox relay rows/s (1 and 2 relays) on PostgreSQL to an in-process
-#                                            Kafka broker against plain KafkaTemplate sends, and commit-to-ack latency
-#                                            (~3 min). Options: --rows N --rounds N --warmup N --poll-interval D
+#   scripts/bench.sh --suite outbox          issue 5: outbox relay rows/s (1 and 2 relays) on PostgreSQL or MariaDB to an
+#                                            in-process Kafka broker against plain KafkaTemplate sends, and commit-to-ack
+#                                            latency (~3 min). Options: --db postgresql|mariadb (default postgresql)
+#                                            --rows N --sent-rows N (rows already sent, statistics refreshed, before each
+#                                            throughput round; default 0) --rounds N --warmup N --poll-interval D
 #                                            --latency-poll-intervals 500ms,50ms --rate N --seconds N
 #   scripts/bench.sh --suite kafka           @KafkaListener + @Idempotent msgs/s, record and batch listeners, on PostgreSQL
 #                                            or MariaDB and an in-process Kafka broker, against the same listeners with the

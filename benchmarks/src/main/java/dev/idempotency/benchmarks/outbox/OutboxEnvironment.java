@@ -1,18 +1,19 @@
 package dev.idempotency.benchmarks.outbox;
 
+import java.util.List;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.ShippedSchema;
 import org.apache.kafka.clients.admin.NewTopic;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
- * What the outbox measurements share: the in-process broker and its topics, and the PostgreSQL
- * tables (the outbox table from the shipped schema under another name, accounts and ledger).
+ * What the outbox measurements share: the in-process broker and its topics, the database under test
+ * and its tables ({@link OutboxTables}: the outbox table from the shipped schema under another name,
+ * accounts and ledger), with the resets and checks of a round.
  */
 final class OutboxEnvironment implements AutoCloseable {
 
@@ -22,6 +23,10 @@ final class OutboxEnvironment implements AutoCloseable {
 
 	private final String runId = UUID.randomUUID().toString().substring(0, 8);
 
+	private final Database database;
+
+	private final OutboxTables tables;
+
 	private final EmbeddedKafkaKraftBroker broker;
 
 	private final HikariDataSource admin;
@@ -30,48 +35,48 @@ final class OutboxEnvironment implements AutoCloseable {
 
 	private int topics;
 
-	OutboxEnvironment() {
+	OutboxEnvironment(Database database) {
+		this.database = database;
+		this.tables = OutboxTables.of(database);
 		this.broker = new EmbeddedKafkaKraftBroker(1, 2);
 		this.broker.afterPropertiesSet();
-		this.admin = Database.POSTGRESQL.newDataSource(2);
+		this.admin = database.newDataSource(2);
 		this.adminJdbc = new JdbcTemplate(this.admin);
-		createTables();
+		this.tables.create(this.adminJdbc);
 	}
 
-	private void createTables() {
-		ShippedSchema.create(this.adminJdbc, "dev/idempotency/outbox/schema-postgresql.sql", "idempotency_outbox",
-				TABLE);
-		this.adminJdbc.execute("CREATE TABLE IF NOT EXISTS bench_outbox_account (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
-		this.adminJdbc.execute("""
-				CREATE TABLE IF NOT EXISTS bench_outbox_ledger (
-					id BIGSERIAL PRIMARY KEY,
-					msg_key VARCHAR(200) NOT NULL,
-					account_id INT NOT NULL,
-					amount BIGINT NOT NULL
-				)""");
-		Integer accounts = this.adminJdbc.queryForObject("SELECT COUNT(*) FROM bench_outbox_account", Integer.class);
-		if (accounts == null || accounts != ACCOUNTS) {
-			this.adminJdbc.execute("TRUNCATE bench_outbox_account");
-			this.adminJdbc.update("INSERT INTO bench_outbox_account (id, balance) SELECT g, 0 FROM generate_series(0, ?) g",
-					ACCOUNTS - 1);
-		}
+	Database database() {
+		return this.database;
 	}
 
 	String brokers() {
 		return this.broker.getBrokersAsString();
 	}
 
-	/** A pool-independent JDBC template on the benchmark database, for resets and checks. */
-	JdbcTemplate adminJdbc() {
-		return this.adminJdbc;
-	}
-
 	void truncateOutbox() {
 		this.adminJdbc.execute("TRUNCATE " + TABLE);
 	}
 
+	/** Adds {@code rows} rows already sent and refreshes the statistics (nothing when 0), see {@link OutboxTables}. */
+	void insertSentRows(int rows) {
+		this.tables.insertSent(this.adminJdbc, rows);
+	}
+
+	/** The rows of the table not {@code SENT}, the rows already sent before the round included. */
 	long unsentRows() {
 		return this.adminJdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE status <> 'SENT'", Long.class);
+	}
+
+	/** The message ids of the rows published in the round: every row but those already sent before it. */
+	List<String> publishedMessageIds() {
+		return this.adminJdbc.queryForList("SELECT message_id FROM " + TABLE + " WHERE message_id NOT LIKE '"
+				+ OutboxTables.SENT_PREFIX + "%'", String.class);
+	}
+
+	/** How many of the rows already sent before the round are still there, still {@code SENT}. */
+	long sentRowsKept() {
+		return this.adminJdbc.queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE message_id LIKE '"
+				+ OutboxTables.SENT_PREFIX + "%' AND status = 'SENT'", Long.class);
 	}
 
 	/**

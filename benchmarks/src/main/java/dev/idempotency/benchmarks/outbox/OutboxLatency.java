@@ -48,7 +48,8 @@ final class OutboxLatency {
 		out.append("| variant | poll interval | messages | p50 ms | p90 ms | p99 ms | max ms | correctness |\n");
 		out.append("|---|---|---|---|---|---|---|---|\n");
 		for (String pollInterval : pollIntervals) {
-			RelayApp app = new RelayApp("latency-" + pollInterval, pollInterval, this.environment.brokers());
+			RelayApp app = new RelayApp("latency-" + pollInterval, pollInterval, this.environment.brokers(),
+					this.environment.database());
 			try {
 				app.relay().start();
 				// A short warm-up of both paths, not counted.

@@ -19,15 +19,17 @@ import org.springframework.kafka.core.KafkaTemplate;
 /**
  * Outbox relay throughput. Two Spring Boot applications (everything auto-configured, outbox enabled,
  * the relay polling every {@code --poll-interval}, batch size 100) share the outbox table. Each round
- * writes {@code --rows} rows in one transaction (not timed), and the clock runs from that commit until
- * the relays have marked the last row sent (counted by a {@link SentCounter} in each application).
+ * empties the table, adds {@code --sent-rows} rows already sent and refreshes the statistics (the
+ * steady state before a backlog, see {@link OutboxTables#insertSent}), writes {@code --rows} rows in
+ * one transaction (none of this timed), and the clock runs from that commit until the relays have
+ * marked the last row sent (counted by a {@link SentCounter} in each application).
  * {@code relay-1} runs one relay, {@code relay-2} both. Baselines in the same run, with the same
  * payloads, key and {@code message-id} header, on the same {@code KafkaTemplate} settings:
  * {@code kafka-batch} sends 100 records and waits for their acknowledgements, then the next 100 (the
  * relay without the database); {@code kafka-sync} is a {@code send(...).get()} loop over a tenth of
  * the rows. Variants are interleaved round by round; the first {@code --warmup} rounds are not counted.
- * After every round the topic is read from the start: every message id must be there exactly once,
- * and no outbox row may be left unsent.
+ * After every round the topic is read from the start: every message id published in the round must be
+ * there exactly once, no outbox row may be left unsent, and the rows already sent must be untouched.
  */
 final class OutboxThroughput {
 
@@ -35,18 +37,21 @@ final class OutboxThroughput {
 
 	private final int rows;
 
+	private final int sentRows;
+
 	private final String pollInterval;
 
-	OutboxThroughput(OutboxEnvironment environment, int rows, String pollInterval) {
+	OutboxThroughput(OutboxEnvironment environment, int rows, int sentRows, String pollInterval) {
 		this.environment = environment;
 		this.rows = rows;
+		this.sentRows = sentRows;
 		this.pollInterval = pollInterval;
 	}
 
 	/** Runs the rounds, adds the measured rounds' lines to {@code lines}, returns the Markdown table. */
 	String run(List<String> variants, int warmup, int rounds, List<String> lines) {
-		RelayApp first = new RelayApp("a", this.pollInterval, this.environment.brokers());
-		RelayApp second = new RelayApp("b", this.pollInterval, this.environment.brokers());
+		RelayApp first = new RelayApp("a", this.pollInterval, this.environment.brokers(), this.environment.database());
+		RelayApp second = new RelayApp("b", this.pollInterval, this.environment.brokers(), this.environment.database());
 		Map<String, List<Double>> rates = new LinkedHashMap<>();
 		Map<String, Integer> wrong = new LinkedHashMap<>();
 		variants.forEach((variant) -> {
@@ -90,8 +95,10 @@ final class OutboxThroughput {
 	private String table(Map<String, List<Double>> rates, Map<String, Integer> wrong, int warmup, int rounds) {
 		double baseline = rates.containsKey("kafka-batch") ? Stats.median(rates.get("kafka-batch")) : Double.NaN;
 		StringBuilder out = new StringBuilder();
-		out.append("Throughput: ").append(this.rows).append(" rows per round (kafka-sync: ")
-			.append(Math.max(1, this.rows / 10)).append("), ").append(warmup).append(" warm-up + ").append(rounds)
+		out.append("Throughput on ").append(this.environment.database().productName()).append(": ").append(this.rows)
+			.append(" rows per round (kafka-sync: ").append(Math.max(1, this.rows / 10)).append("), published after ")
+			.append(String.format("%,d", this.sentRows)).append(" rows already sent (--sent-rows), ").append(warmup)
+			.append(" warm-up + ").append(rounds)
 			.append(" measured rounds per row, relay batch size ").append(RelayApp.BATCH).append(", poll interval ")
 			.append(this.pollInterval).append(".\n\n");
 		out.append("| variant | rows/s (median) | rounds min–max | ratio to kafka-batch | correctness |\n");
@@ -110,6 +117,7 @@ final class OutboxThroughput {
 			second.relay().start();
 		}
 		this.environment.truncateOutbox();
+		this.environment.insertSentRows(this.sentRows);
 		String topic = this.environment.newTopic(first, second);
 		long sentBefore = sent(first, second);
 		// One transaction: every row becomes visible to the relays at the same commit.
@@ -128,13 +136,12 @@ final class OutboxThroughput {
 			second.relay().stop();
 		}
 		long unsent = this.environment.unsentRows();
-		long total = this.environment.adminJdbc()
-			.queryForObject("SELECT COUNT(*) FROM " + OutboxEnvironment.TABLE, Long.class);
-		List<String> ids = this.environment.adminJdbc()
-			.queryForList("SELECT message_id FROM " + OutboxEnvironment.TABLE, String.class);
+		List<String> ids = this.environment.publishedMessageIds();
+		long sentKept = this.environment.sentRowsKept();
 		String verdict = TopicCheck.verify(this.environment.brokers(), topic, ids);
-		if (unsent != 0 || total != this.rows) {
-			verdict = "WRONG — " + unsent + " rows not sent of " + total + "; " + verdict;
+		if (unsent != 0 || ids.size() != this.rows || sentKept != this.sentRows) {
+			verdict = "WRONG — " + unsent + " rows not sent, " + ids.size() + " published rows of " + this.rows + ", "
+					+ sentKept + " rows already sent of " + this.sentRows + "; " + verdict;
 		}
 		return new Result(this.rows / (elapsed / 1e9), elapsed / 1e9, this.rows, verdict);
 	}

@@ -16,8 +16,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * One relaying application: the starter's outbox, relay and Kafka sender, auto-configured on the
- * benchmark's outbox table, on Spring Boot's default pool; the relay is stopped until a measurement
- * starts it.
+ * benchmark's outbox table in the database under test, on Spring Boot's default pool (and the
+ * database's default isolation); the relay is stopped until a measurement starts it.
  */
 final class RelayApp {
 
@@ -28,10 +28,10 @@ final class RelayApp {
 
 	private final ConfigurableApplicationContext context;
 
-	RelayApp(String name, String pollInterval, String brokers) {
+	RelayApp(String name, String pollInterval, String brokers, Database database) {
 		this.pollInterval = pollInterval;
 		// Spring Boot's default pool (no Hikari settings but its name): what a user runs without tuning.
-		Map<String, Object> properties = BootApps.defaultPoolProperties(Database.POSTGRESQL);
+		Map<String, Object> properties = BootApps.defaultPoolProperties(database);
 		properties.put("spring.datasource.hikari.pool-name", "bench-outbox-" + name);
 		properties.put("spring.autoconfigure.exclude",
 				"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration");

@@ -124,6 +124,39 @@ public enum Database {
 		return this.ddl.clone();
 	}
 
+	/** The type of a generated {@code BIGINT} key column: {@code BIGSERIAL} or {@code BIGINT AUTO_INCREMENT}. */
+	public String generatedKeyType() {
+		return switch (this) {
+			case POSTGRESQL -> "BIGSERIAL";
+			case MARIADB -> "BIGINT AUTO_INCREMENT";
+		};
+	}
+
+	/** What follows the column list of a {@code CREATE TABLE}: nothing, or {@code ENGINE = InnoDB}. */
+	public String tableOptions() {
+		return (this == MARIADB) ? " ENGINE = InnoDB" : "";
+	}
+
+	/**
+	 * A row source of the whole numbers {@code from} to {@code to} in a column {@code seq}, for an
+	 * {@code INSERT ... SELECT}: {@code generate_series} on PostgreSQL, the sequence engine's
+	 * {@code seq_<from>_to_<to>} table on MariaDB.
+	 */
+	public String numbers(long from, long to) {
+		return switch (this) {
+			case POSTGRESQL -> "generate_series(" + from + ", " + to + ") AS numbers(seq)";
+			case MARIADB -> "seq_" + from + "_to_" + to + " AS numbers";
+		};
+	}
+
+	/** The statement that refreshes the optimizer's statistics of {@code table}. */
+	public String analyze(String table) {
+		return switch (this) {
+			case POSTGRESQL -> "ANALYZE " + table;
+			case MARIADB -> "ANALYZE TABLE " + table;
+		};
+	}
+
 	/** The pool every hand-built variant uses; the starter's context gets the same settings. */
 	public HikariDataSource newDataSource(int poolSize) {
 		HikariConfig config = new HikariConfig();

@@ -89,23 +89,18 @@ public final class LedgerTables {
 
 	/** Creates the tables unless present and seeds the accounts unless they are all there. */
 	public void create(JdbcTemplate jdbc) {
-		String autoIncrement = switch (this.database) {
-			case POSTGRESQL -> "BIGSERIAL";
-			case MARIADB -> "BIGINT AUTO_INCREMENT";
-		};
-		String tableOptions = (this.database == Database.MARIADB) ? " ENGINE = InnoDB" : "";
 		jdbc.execute("""
 				CREATE TABLE IF NOT EXISTS bench_stream_account (
 					id INT PRIMARY KEY,
 					balance BIGINT NOT NULL
-				)%s""".formatted(tableOptions));
+				)%s""".formatted(this.database.tableOptions()));
 		jdbc.execute("""
 				CREATE TABLE IF NOT EXISTS bench_stream_ledger (
 					id %s PRIMARY KEY,
 					msg_key VARCHAR(200) NOT NULL,
 					account_id INT NOT NULL,
 					amount BIGINT NOT NULL
-				)%s""".formatted(autoIncrement, tableOptions));
+				)%s""".formatted(this.database.generatedKeyType(), this.database.tableOptions()));
 		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-" + this.database.id() + ".sql",
 				"idempotency_record", DEDUP_TABLE);
 		Integer accounts = jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
