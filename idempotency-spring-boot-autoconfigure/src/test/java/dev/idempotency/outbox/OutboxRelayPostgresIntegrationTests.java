@@ -20,6 +20,8 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
@@ -80,18 +82,19 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 	}
 
 	/**
-	 * A backlog on a new table (never analyzed) is claimed and marked batch by batch. Without the
-	 * claim's {@code enable_sort = off} the planner read every pending row and sorted them to claim
-	 * 100; without {@code status || ''} the mark read every pending row through a partial index to
-	 * find its 100: both quadratic in the backlog.
+	 * A backlog on a new table (never analyzed) is claimed and marked batch by batch, with and without
+	 * per-key ordering. Without the claim's {@code enable_sort = off} the planner read every pending
+	 * row (and, ordered per key, probed each one's key) and sorted them to claim 100; without the
+	 * mark's settings it read every pending row to find its 100: both quadratic in the backlog.
 	 */
-	@Test
-	void aBacklogOnANewTableIsClaimedAndMarkedBatchByBatch() throws Exception {
+	@ParameterizedTest(name = "ordered per key: {0}")
+	@ValueSource(booleans = { false, true })
+	void aBacklogOnANewTableIsClaimedAndMarkedBatchByBatch(boolean orderedPerKey) throws Exception {
 		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-postgresql.sql"),
 				new ClassPathResource("dev/idempotency/outbox/schema-postgresql.sql"))
 			.execute(dataSource());
 		insertRows("PENDING", 10000);
-		assertClaimedAndMarkedBatchByBatch();
+		assertClaimedAndMarkedBatchByBatch(orderedPerKey);
 	}
 
 	/**
@@ -106,7 +109,7 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 		// The sent rows are purged, and a backlog builds up (a broker outage, a burst) before the next analyze.
 		jdbc().execute("TRUNCATE idempotency_outbox");
 		insertRows("PENDING", 10000);
-		assertClaimedAndMarkedBatchByBatch();
+		assertClaimedAndMarkedBatchByBatch(false);
 	}
 
 	private void insertRows(String status, int count) {
@@ -117,10 +120,10 @@ class OutboxRelayPostgresIntegrationTests extends AbstractOutboxRelayIntegration
 	}
 
 	/** Claims and marks a batch of 100 and replays both statements under EXPLAIN ANALYZE. */
-	private void assertClaimedAndMarkedBatchByBatch() throws SQLException {
+	private void assertClaimedAndMarkedBatchByBatch(boolean orderedPerKey) throws SQLException {
 		List<String> statements = new CopyOnWriteArrayList<>();
 		JdbcOutboxRepository repository = recordingRepository(statements);
-		List<OutboxMessage> batch = repository.claim(100, Duration.ofMinutes(1), false);
+		List<OutboxMessage> batch = repository.claim(100, Duration.ofMinutes(1), orderedPerKey);
 		assertThat(batch).hasSize(100);
 		List<String> claim = plan(statements, "UPDATE idempotency_outbox SET claimed_until",
 				(parameters) -> List.of("now() + interval '1 minute'", "now()", "now()", "100"));
