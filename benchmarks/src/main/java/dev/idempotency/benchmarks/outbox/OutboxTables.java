@@ -3,6 +3,7 @@ package dev.idempotency.benchmarks.outbox;
 import java.util.Locale;
 
 import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.ShippedSchema;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -34,21 +35,7 @@ final class OutboxTables {
 	void create(JdbcTemplate jdbc) {
 		ShippedSchema.create(jdbc, "dev/idempotency/outbox/schema-" + this.database.id() + ".sql",
 				"idempotency_outbox", OutboxEnvironment.TABLE);
-		jdbc.execute("CREATE TABLE IF NOT EXISTS bench_outbox_account (id INT PRIMARY KEY, balance BIGINT NOT NULL)"
-				+ this.database.tableOptions());
-		jdbc.execute("""
-				CREATE TABLE IF NOT EXISTS bench_outbox_ledger (
-					id %s PRIMARY KEY,
-					msg_key VARCHAR(200) NOT NULL,
-					account_id INT NOT NULL,
-					amount BIGINT NOT NULL
-				)%s""".formatted(this.database.generatedKeyType(), this.database.tableOptions()));
-		Integer accounts = jdbc.queryForObject("SELECT COUNT(*) FROM bench_outbox_account", Integer.class);
-		if (accounts == null || accounts != OutboxEnvironment.ACCOUNTS) {
-			jdbc.execute("TRUNCATE bench_outbox_account");
-			jdbc.update("INSERT INTO bench_outbox_account (id, balance) SELECT seq, 0 FROM "
-					+ this.database.numbers(0, OutboxEnvironment.ACCOUNTS - 1));
-		}
+		LedgerTables.createAccountsAndLedger(jdbc, this.database, "bench_outbox", OutboxEnvironment.ACCOUNTS);
 	}
 
 	/**

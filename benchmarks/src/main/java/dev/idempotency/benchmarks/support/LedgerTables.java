@@ -89,29 +89,34 @@ public final class LedgerTables {
 
 	/** Creates the tables unless present and seeds the accounts unless they are all there. */
 	public void create(JdbcTemplate jdbc) {
+		createAccountsAndLedger(jdbc, this.database, "bench_stream", ACCOUNTS);
+		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-" + this.database.id() + ".sql",
+				"idempotency_record", DEDUP_TABLE);
+	}
+
+	/**
+	 * Creates {@code <prefix>_account} (id, balance) and {@code <prefix>_ledger} (generated id,
+	 * msg_key, account_id, amount) unless present, and seeds accounts 0 to {@code accounts - 1} with
+	 * balance 0 unless they are all there: the business tables every end-to-end suite writes.
+	 */
+	public static void createAccountsAndLedger(JdbcTemplate jdbc, Database database, String prefix, int accounts) {
 		jdbc.execute("""
-				CREATE TABLE IF NOT EXISTS bench_stream_account (
+				CREATE TABLE IF NOT EXISTS %s_account (
 					id INT PRIMARY KEY,
 					balance BIGINT NOT NULL
-				)%s""".formatted(this.database.tableOptions()));
+				)%s""".formatted(prefix, database.tableOptions()));
 		jdbc.execute("""
-				CREATE TABLE IF NOT EXISTS bench_stream_ledger (
+				CREATE TABLE IF NOT EXISTS %s_ledger (
 					id %s PRIMARY KEY,
 					msg_key VARCHAR(200) NOT NULL,
 					account_id INT NOT NULL,
 					amount BIGINT NOT NULL
-				)%s""".formatted(this.database.generatedKeyType(), this.database.tableOptions()));
-		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-" + this.database.id() + ".sql",
-				"idempotency_record", DEDUP_TABLE);
-		Integer accounts = jdbc.queryForObject("SELECT COUNT(*) FROM bench_stream_account", Integer.class);
-		if (accounts == null || accounts != ACCOUNTS) {
-			jdbc.execute("TRUNCATE bench_stream_account");
-			// One batch of single-row inserts: the same on both databases (no generate_series on MariaDB).
-			List<Object[]> rows = new ArrayList<>(ACCOUNTS);
-			for (int id = 0; id < ACCOUNTS; id++) {
-				rows.add(new Object[] { id });
-			}
-			jdbc.batchUpdate("INSERT INTO bench_stream_account (id, balance) VALUES (?, 0)", rows);
+				)%s""".formatted(prefix, database.generatedKeyType(), database.tableOptions()));
+		Integer present = jdbc.queryForObject("SELECT COUNT(*) FROM " + prefix + "_account", Integer.class);
+		if (present == null || present != accounts) {
+			jdbc.execute("TRUNCATE " + prefix + "_account");
+			jdbc.update("INSERT INTO " + prefix + "_account (id, balance) SELECT seq, 0 FROM "
+					+ database.numbers(0, accounts - 1));
 		}
 	}
 
