@@ -28,6 +28,16 @@ public record DemoReport(long ordersPlaced, long eventsResent, long outboxSent, 
 		return creditedOncePerOrder() && this.payments.chargedOncePerPayment();
 	}
 
+	/**
+	 * The run's verdict in one line, for the last line of the demo's output.
+	 * @return {@code PASS} or {@code FAIL} with what was checked
+	 */
+	public String verdict() {
+		return (exactlyOnce() ? "PASS" : "FAIL") + ": every order credited exactly once in every flow: "
+				+ creditedOncePerOrder() + "; every payment charged exactly once: "
+				+ this.payments.chargedOncePerPayment();
+	}
+
 	/** The report of one flow. */
 	public FlowReport flow(String titlePrefix) {
 		return this.flows.stream()

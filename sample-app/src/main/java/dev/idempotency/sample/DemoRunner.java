@@ -109,7 +109,8 @@ public class DemoRunner implements ApplicationRunner, ExitCodeGenerator {
 				orders.unique().isEmpty() ? null : orders.unique().get(0).orderId());
 		this.operationsReport = operations;
 		logger.info(System.lineSeparator() + report + System.lineSeparator()
-				+ String.join(System.lineSeparator(), operations));
+				+ String.join(System.lineSeparator(), operations) + System.lineSeparator() + "Verdict: "
+				+ report.verdict());
 	}
 
 	private void awaitOutboxSent(Duration timeout) throws InterruptedException {

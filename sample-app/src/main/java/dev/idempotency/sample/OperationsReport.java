@@ -5,10 +5,12 @@ import java.util.List;
 
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.registry.HealthContributorRegistry;
@@ -17,7 +19,8 @@ import org.springframework.stereotype.Component;
 /**
  * What an operator would see at the end of the demo, asked in-process (the demo is not a web
  * application): the dedup store's health ({@code /actuator/health/idempotencyStore}) and one key
- * looked up through the {@code idempotency} endpoint ({@code /actuator/idempotency/keys/...}).
+ * looked up through the {@code idempotency} endpoint ({@code /actuator/idempotency/keys/...}), both
+ * as the JSON those URLs answer.
  */
 @Component
 public class OperationsReport {
@@ -29,10 +32,13 @@ public class OperationsReport {
 
 	private final ObjectProvider<IdempotencyEndpoint> endpoint;
 
+	private final JsonMapper json;
+
 	public OperationsReport(ObjectProvider<HealthContributorRegistry> health,
-			ObjectProvider<IdempotencyEndpoint> endpoint) {
+			ObjectProvider<IdempotencyEndpoint> endpoint, JsonMapper json) {
 		this.health = health;
 		this.endpoint = endpoint;
+		this.json = json;
 	}
 
 	/**
@@ -44,9 +50,9 @@ public class OperationsReport {
 	public List<String> describe(String namespace, @Nullable String key) {
 		List<String> lines = new ArrayList<>();
 		lines.add("Operations (what /actuator/health and /actuator/idempotency answer):");
-		lines.add("  store health: " + storeHealth());
+		lines.add("  GET /actuator/health/" + STORE_HEALTH + " -> store health: " + storeHealth());
 		if (key != null) {
-			lines.add("  GET /actuator/idempotency/keys/" + namespace + "/" + key + ": " + lookup(namespace, key));
+			lines.addAll(lookup(namespace, key));
 		}
 		return lines;
 	}
@@ -60,9 +66,10 @@ public class OperationsReport {
 		return (contributor != null) ? describe(contributor) : "no '" + STORE_HEALTH + "' indicator";
 	}
 
-	private static String describe(HealthContributor contributor) {
+	private String describe(HealthContributor contributor) {
 		if (contributor instanceof HealthIndicator indicator) {
-			return indicator.health(true).toString();
+			Health health = indicator.health(true);
+			return health.getStatus().getCode() + " " + this.json.writeValueAsString(health.getDetails());
 		}
 		if (contributor instanceof CompositeHealthContributor composite) {
 			List<String> parts = new ArrayList<>();
@@ -72,13 +79,16 @@ public class OperationsReport {
 		return contributor.getClass().getSimpleName();
 	}
 
-	private String lookup(String namespace, String key) {
+	/** The request line with the status, then the body as indented JSON. */
+	private List<String> lookup(String namespace, String key) {
+		String request = "  GET /actuator/idempotency/keys/" + namespace + "/" + key + " -> ";
 		IdempotencyEndpoint endpoint = this.endpoint.getIfAvailable();
 		if (endpoint == null) {
-			return "no endpoint (expose it: management.endpoints.web.exposure.include=health,idempotency)";
+			return List.of(request + "no endpoint (expose it: management.endpoints.web.exposure.include=health,idempotency)");
 		}
 		WebEndpointResponse<Object> response = endpoint.key("keys", namespace, key.split("/", -1));
-		return response.getStatus() + " " + response.getBody();
+		String body = this.json.writerWithDefaultPrettyPrinter().writeValueAsString(response.getBody());
+		return List.of(request + response.getStatus(), body.indent(4).stripTrailing());
 	}
 
 }

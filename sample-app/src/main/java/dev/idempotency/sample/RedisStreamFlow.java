@@ -11,6 +11,7 @@ import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.data.redis.connection.stream.StreamInfo.XInfoGroup;
 import org.springframework.data.redis.connection.stream.StreamRecords;
@@ -22,8 +23,9 @@ import org.springframework.stereotype.Component;
  * The Redis Stream flow, run when Redis answers ({@link RedisStreamDemoInitializer}): the outbox
  * relay adds the same order events to the run's stream, the {@value #GROUP} group's
  * {@link StreamPointsService} consumes them, and entries it gives up on go to
- * {@code <stream>.dlq}. The run's streams are deleted when the application stops: they are named
- * per run and would otherwise pile up in a shared Redis.
+ * {@code <stream>.dlq}. The run's streams are deleted when the application stops, after its stream
+ * listeners and before the Redis connection factory: they are named per run and would otherwise pile
+ * up in a shared Redis.
  */
 @Component
 @ConditionalOnBooleanProperty(RedisStreamFlow.ENABLED)
@@ -55,14 +57,14 @@ public class RedisStreamFlow implements OrderFlow, SmartLifecycle {
 	private volatile boolean running;
 
 	public RedisStreamFlow(StringRedisTemplate redis, JsonMapper json, MeterRegistry meters, OutboxRows outbox,
-			PointsBook points, DemoProperties demo, RedisStreamListenerRegistry registry) {
+			PointsBook points, DemoProperties demo, ObjectProvider<RedisStreamListenerRegistry> registry) {
 		this.redis = redis;
 		this.json = json;
 		this.meters = meters;
 		this.outbox = outbox;
 		this.points = points;
 		this.stream = Objects.requireNonNull(demo.redisStream().stream(), STREAM);
-		this.deadLetterStream = this.stream + registry.getSettings().deadLetterSuffix();
+		this.deadLetterStream = this.stream + registry.getObject().getSettings().deadLetterSuffix();
 	}
 
 	@Override
@@ -147,7 +149,12 @@ public class RedisStreamFlow implements OrderFlow, SmartLifecycle {
 		this.running = true;
 	}
 
-	/** Deletes the run's streams: after the listener containers stopped, so none re-creates its group. */
+	/**
+	 * Deletes the run's streams: after the listener containers stopped, so none reads a deleted
+	 * stream or re-creates its group. The registry is injected through an {@link ObjectProvider} so
+	 * that this bean does not depend on it: Spring stops a lifecycle bean's dependents before it,
+	 * whatever their phases, which deleted the streams while the listeners were still reading.
+	 */
 	@Override
 	public void stop() {
 		this.running = false;

@@ -67,7 +67,14 @@ public class SampleApplication {
 		ConfigurableApplicationContext context = SpringApplication.run(SampleApplication.class, args);
 		// Exiting here rather than from the runner keeps tests (which never call main) running.
 		if (!context.getEnvironment().getProperty("demo.keep-running", Boolean.class, false)) {
-			System.exit(SpringApplication.exit(context));
+			DemoRunner demo = context.getBeanProvider(DemoRunner.class).getIfAvailable();
+			int exitCode = SpringApplication.exit(context);
+			DemoReport report = (demo != null) ? demo.report() : null;
+			if (report != null) {
+				// After the context closed, so the shutdown's own log lines come before it.
+				System.out.println(System.lineSeparator() + "Demo verdict: " + report.verdict());
+			}
+			System.exit(exitCode);
 		}
 	}
 

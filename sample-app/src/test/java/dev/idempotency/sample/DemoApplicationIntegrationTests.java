@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,6 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.StreamOffset;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -52,6 +54,9 @@ class DemoApplicationIntegrationTests {
 
 	@Autowired
 	private RedisStreamFlow streamFlow;
+
+	@Autowired
+	private ConfigurableApplicationContext context;
 
 	@Autowired
 	private StringRedisTemplate redis;
@@ -196,6 +201,18 @@ class DemoApplicationIntegrationTests {
 			assertThat(runner.report().payments().chargedOncePerPayment()).isFalse();
 			assertThat(runner.getExitCode()).isOne();
 		}
+	}
+
+	@Test
+	void theRunsStreamsAreDeletedAfterTheStreamListenersStopAndBeforeRedisCloses() {
+		// Spring stops a lifecycle bean's dependents before it whatever their phases: a stream flow
+		// that depended on the registry deleted the stream while the listeners were still reading it.
+		String registry = this.context.getBeanNamesForType(RedisStreamListenerRegistry.class)[0];
+		String flow = this.context.getBeanNamesForType(RedisStreamFlow.class)[0];
+		assertThat(this.context.getBeanFactory().getDependentBeans(registry)).doesNotContain(flow);
+		int redisPhase = this.context.getBean(LettuceConnectionFactory.class).getPhase();
+		assertThat(this.streamFlow.getPhase()).isLessThan(this.context.getBean(RedisStreamListenerRegistry.class).getPhase())
+			.isGreaterThan(redisPhase);
 	}
 
 	@Test
