@@ -18,8 +18,9 @@ import org.springframework.context.event.ContextRefreshedEvent;
 /**
  * Health of the Redis Stream listeners' subscriptions. A running listener container whose reading
  * subscriptions ({@link RedisStreamListenerContainer#getActiveSubscriptions()}: Redis answered their
- * last read and no error came since; a subscription that is new, reconnecting or waiting for Redis
- * does not read) are fewer than its consumers is inactive from the first time that is seen; once it has been inactive for longer than the threshold, the indicator is DOWN.
+ * last read and no read failed since; a new subscription, or one reconnecting or waiting for Redis
+ * after a failed read, does not read) are fewer than its consumers is inactive from the first time
+ * that is seen; once it has been inactive for longer than the threshold, the indicator is DOWN.
  * A container that was stopped on purpose is reported, not held against the health.
  * <p>
  * The moment a subscription turns inactive is learnt from the containers' own reports

@@ -18,9 +18,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * that failed on the infrastructure pauses the listener until Redis and the stores answer),
  * subscribes again when a subscription ended, and tells the listeners how many subscriptions read without error whenever that number changes.
  * <p>
- * A subscription reads (counts as active) only from a read that Redis answered until its next error:
- * not while it is new, reconnecting, or waiting for Redis with the listener paused, however long
- * that takes.
+ * A subscription reads (counts as active) from a read that Redis answered until its next failed
+ * read: not while it is new, nor while it reconnects or waits for Redis with the listener paused
+ * after that failure, however long that takes. A consumer holding a delivery in a paused listener
+ * has read, and counts until a read fails.
  * <p>
  * The container calls {@link #subscribe} and {@link #resubscribeEnded} under its lifecycle lock.
  */
