@@ -17,9 +17,10 @@ import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
  * Health of the Redis Stream listeners' subscriptions. A running listener container whose reading
- * subscriptions ({@link RedisStreamListenerContainer#getActiveSubscriptions()}: subscribed, and no
- * read error since the last quiet period) are fewer than its consumers is inactive from the first
- * time that is seen; once it has been inactive for longer than the threshold, the indicator is DOWN.
+ * subscriptions ({@link RedisStreamListenerContainer#getActiveSubscriptions()}: Redis answered their
+ * last read and no read failed since; a new subscription, or one reconnecting or waiting for Redis
+ * after a failed read, does not read) are fewer than its consumers is inactive from the first time
+ * that is seen; once it has been inactive for longer than the threshold, the indicator is DOWN.
  * A container that was stopped on purpose is reported, not held against the health.
  * <p>
  * The moment a subscription turns inactive is learnt from the containers' own reports
@@ -30,9 +31,9 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * <p>
  * A container counts as reading again only once all its subscriptions have read for the threshold
  * without turning inactive in between; until then its inactive time stands still, and a relapse goes
- * on counting from the first failure. Against a Redis that does not answer, a consumer whose reads
- * block longer than the container's quiet period looks healthy between two errors: without this,
- * such an outage would restart the clock on every error and never be reported.
+ * on counting from the first failure. Reconnect attempts never count as reading, but a Redis that
+ * answers now and then (a flapping network) does: without this, each answered read would restart
+ * the clock and such an outage would never be reported.
  * <p>
  * Details, per listener id under {@code listeners}: {@code stream}, {@code group}, {@code consumers},
  * {@code active}, {@code running} and, until the container counts as reading again,

@@ -176,7 +176,9 @@ public class RedisStreamListenerContainer {
 	}
 
 	/**
-	 * How many of this container's subscriptions are reading without error.
+	 * How many of this container's subscriptions are reading: Redis answered their last read
+	 * ({@code XREADGROUP}) and no read failed since. A subscription that has not read yet, or is
+	 * reconnecting or waiting for Redis after a failed read, is not counted, however long that takes.
 	 * @return the number of healthy subscriptions
 	 */
 	public int getActiveSubscriptions() {

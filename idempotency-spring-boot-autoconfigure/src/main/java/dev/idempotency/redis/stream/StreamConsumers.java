@@ -18,6 +18,11 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * that failed on the infrastructure pauses the listener until Redis and the stores answer),
  * subscribes again when a subscription ended, and tells the listeners how many subscriptions read without error whenever that number changes.
  * <p>
+ * A subscription reads (counts as active) from a read that Redis answered until its next failed
+ * read: not while it is new, nor while it reconnects or waits for Redis with the listener paused
+ * after that failure, however long that takes. A consumer holding a delivery in a paused listener
+ * has read, and counts until a read fails.
+ * <p>
  * The container calls {@link #subscribe} and {@link #resubscribeEnded} under its lifecycle lock.
  */
 final class StreamConsumers {
@@ -107,7 +112,7 @@ final class StreamConsumers {
 	}
 
 	/**
-	 * How many subscriptions are reading without error.
+	 * How many subscriptions are reading: Redis answered their last read and no error came since.
 	 * @return the number of healthy subscriptions; 0 when the container does not run
 	 */
 	int active() {
@@ -115,7 +120,7 @@ final class StreamConsumers {
 		int active = 0;
 		for (Member member : this.members) {
 			StreamReadLoop subscription = member.subscription;
-			if (running && subscription != null && subscription.isActive() && !member.failing) {
+			if (running && subscription != null && subscription.isActive() && member.reading) {
 				active++;
 			}
 		}
@@ -141,10 +146,11 @@ final class StreamConsumers {
 	 */
 	void subscribe(Member member) {
 		StreamReadLoop loop = new StreamReadLoop(this.connectionFactory, this.binding, member.name, this.settings,
-				this.dispatcher, (record) -> {
-					member.failing = false;
-					member.lastDelivered = record.getId().getValue();
-				}, (ex) -> onReadError(member, ex), this.running);
+				this.dispatcher, () -> onRead(member),
+				(record) -> member.lastDelivered = record.getId().getValue(), (ex) -> onReadError(member, ex),
+				this.running);
+		// Not reading before its first read is answered.
+		member.reading = false;
 		member.registeredAt = System.nanoTime();
 		member.subscription = loop;
 		this.tasks.execute(loop);
@@ -161,17 +167,12 @@ final class StreamConsumers {
 	}
 
 	/**
-	 * Marks consumers that have read without error for a while as healthy again, and subscribes again
-	 * those whose subscription ended.
+	 * Subscribes again the consumers whose subscription ended (and was not just started).
 	 */
 	void resubscribeEnded() {
 		long quiet = this.settings.pollTimeout().plus(this.settings.recoveryBackOff()).multipliedBy(2).toNanos();
 		for (Member member : this.members) {
 			StreamReadLoop subscription = member.subscription;
-			if (member.failing && System.nanoTime() - member.lastErrorAt > quiet) {
-				member.failing = false;
-				logger.info("Consumer '" + member.name + "' reads stream '" + this.binding.stream() + "' again");
-			}
 			if (this.running.getAsBoolean() && subscription != null && !subscription.isActive()
 					&& System.nanoTime() - member.registeredAt > quiet) {
 				logger.warn("Subscription of consumer '" + member.name + "' to stream '" + this.binding.stream()
@@ -185,6 +186,7 @@ final class StreamConsumers {
 	void reset() {
 		for (Member member : this.members) {
 			member.subscription = null;
+			member.reading = false;
 			member.failing = false;
 			member.ownPendingRead = false;
 		}
@@ -195,15 +197,40 @@ final class StreamConsumers {
 	 * always, when the container does not run).
 	 */
 	void report() {
-		int active = active();
-		synchronized (this.members) {
-			if (active == this.lastReportedActive && this.running.getAsBoolean()) {
-				return;
+		while (true) {
+			int active;
+			synchronized (this.members) {
+				active = active();
+				if (active == this.lastReportedActive && this.running.getAsBoolean()) {
+					return;
+				}
+				this.lastReportedActive = active;
 			}
-			this.lastReportedActive = active;
+			// Told outside the lock (the listeners are the application's beans).
+			this.binding.notifyListeners(
+					(listener) -> listener.onStreamSubscriptions(this.binding.stream(), this.binding.group(), active));
+			synchronized (this.members) {
+				if (active() == active) {
+					return;
+				}
+				// Changed meanwhile, or another thread's report overtook this one: the listeners would
+				// keep a stale count until the next change; tell them the current one.
+				this.lastReportedActive = -1;
+			}
 		}
-		this.binding.notifyListeners(
-				(listener) -> listener.onStreamSubscriptions(this.binding.stream(), this.binding.group(), active));
+	}
+
+	/** A read of the member's subscription was answered: it reads (again). */
+	private void onRead(Member member) {
+		if (member.reading) {
+			return;
+		}
+		member.reading = true;
+		if (member.failing) {
+			member.failing = false;
+			logger.info("Consumer '" + member.name + "' reads stream '" + this.binding.stream() + "' again");
+		}
+		report();
 	}
 
 	private void onReadError(Member member, Throwable ex) {
@@ -213,9 +240,10 @@ final class StreamConsumers {
 		String stream = this.binding.stream();
 		String group = this.binding.group();
 		boolean first = !member.failing;
+		boolean wasReading = member.reading;
 		member.failing = true;
-		member.lastErrorAt = System.nanoTime();
-		if (first) {
+		member.reading = false;
+		if (wasReading) {
 			report();
 		}
 		if (ConsumerGroups.isMissingGroup(ex)) {
@@ -232,7 +260,6 @@ final class StreamConsumers {
 			// The circuit logs the pause once and probes at its own interval: no back-off here.
 			logger.debug("Reading stream '" + stream + "' as consumer '" + member.name + "' failed", ex);
 			this.failClosed.readFailed(member.name, member.lastDelivered, ex);
-			member.lastErrorAt = System.nanoTime();
 			return;
 		}
 		else if (first) {
@@ -257,9 +284,11 @@ final class StreamConsumers {
 
 		private volatile @Nullable StreamReadLoop subscription;
 
-		private volatile boolean failing;
+		/** Whether Redis answered a read of the current subscription, with no error since. */
+		private volatile boolean reading;
 
-		private volatile long lastErrorAt;
+		/** Whether a read failed since the last one Redis answered: the next answer is logged. */
+		private volatile boolean failing;
 
 		private volatile long registeredAt;
 

@@ -30,7 +30,10 @@ import org.springframework.data.redis.connection.stream.StreamReadOptions;
  * <p>
  * Errors never end the loop while it runs: the connection is closed (a failover or restart gets a
  * new one), the error handler decides how long to pause, and the loop reads again; acknowledgements
- * that could not be sent are sent before the next read. Entries read and not yet delivered when the
+ * that could not be sent are sent before the next read. The first read on each connection does not
+ * block, so that the loop learns at once whether Redis answers: every read Redis answered is
+ * reported ({@code onRead}), and only such a read shows the subscription reading (at the start and
+ * after an error), not a new connection or a read that is still waiting. Entries read and not yet delivered when the
  * loop is cancelled stay pending; the ones already done are acknowledged.
  */
 final class StreamReadLoop implements Runnable {
@@ -50,9 +53,14 @@ final class StreamReadLoop implements Runnable {
 
 	private final StreamReadOptions options;
 
+	/** The first read on a connection: without BLOCK, answered at once. */
+	private final StreamReadOptions firstOptions;
+
 	private final long longestAckWait;
 
 	private final StreamEntryDispatcher dispatcher;
+
+	private final Runnable onRead;
 
 	private final java.util.function.Consumer<MapRecord<String, String, String>> onEntry;
 
@@ -73,12 +81,13 @@ final class StreamReadLoop implements Runnable {
 	 * @param consumer the consumer's name
 	 * @param settings batch size and poll timeout
 	 * @param dispatcher delivers each entry
+	 * @param onRead told after each read that Redis answered, before its entries are delivered
 	 * @param onEntry told about each entry before it is delivered
 	 * @param errorHandler handles a failed read or acknowledgement, and pauses as long as it sees fit
 	 * @param running whether the container runs
 	 */
 	StreamReadLoop(RedisConnectionFactory connectionFactory, StreamBinding binding, String consumer,
-			RedisStreamSettings settings, StreamEntryDispatcher dispatcher,
+			RedisStreamSettings settings, StreamEntryDispatcher dispatcher, Runnable onRead,
 			java.util.function.Consumer<MapRecord<String, String, String>> onEntry,
 			java.util.function.Consumer<Throwable> errorHandler, BooleanSupplier running) {
 		this.connectionFactory = connectionFactory;
@@ -86,9 +95,11 @@ final class StreamReadLoop implements Runnable {
 		this.streamKey = this.stream.getBytes(StandardCharsets.UTF_8);
 		this.group = binding.group();
 		this.consumer = Consumer.from(this.group, consumer);
-		this.options = StreamReadOptions.empty().count(settings.batchSize()).block(settings.pollTimeout());
+		this.firstOptions = StreamReadOptions.empty().count(settings.batchSize());
+		this.options = this.firstOptions.block(settings.pollTimeout());
 		this.longestAckWait = longestAckWait(settings.minIdle());
 		this.dispatcher = dispatcher;
+		this.onRead = onRead;
 		this.onEntry = onEntry;
 		this.errorHandler = errorHandler;
 		this.running = running;
@@ -98,14 +109,17 @@ final class StreamReadLoop implements Runnable {
 	@Override
 	public void run() {
 		RedisConnection connection = null;
+		boolean first = true;
 		try {
 			while (reading()) {
 				try {
 					if (connection == null) {
 						connection = this.connectionFactory.getConnection();
 						this.acks.use(connection);
+						first = true;
 					}
-					read(connection);
+					read(connection, first ? this.firstOptions : this.options);
+					first = false;
 				}
 				catch (RuntimeException ex) {
 					close(connection);
@@ -126,11 +140,12 @@ final class StreamReadLoop implements Runnable {
 	}
 
 	/** Reads once, delivers what it read and acknowledges the entries that are done. */
-	private void read(RedisConnection connection) {
+	private void read(RedisConnection connection, StreamReadOptions options) {
 		// What an earlier XACK failed to send (Redis was down): before reading more.
 		this.acks.flush();
 		List<ByteRecord> records = connection.streamCommands()
-			.xReadGroup(this.consumer, this.options, StreamOffset.create(this.streamKey, ReadOffset.lastConsumed()));
+			.xReadGroup(this.consumer, options, StreamOffset.create(this.streamKey, ReadOffset.lastConsumed()));
+		this.onRead.run();
 		if (records == null || records.isEmpty()) {
 			return;
 		}
