@@ -82,6 +82,16 @@ final class ConsumerGroups {
 		return hasErrorCode(ex, "NOGROUP");
 	}
 
+	/**
+	 * Whether a failure says that the stream was deleted while the read waited for entries (Redis
+	 * answers a blocked {@code XREADGROUP} with {@code UNBLOCKED the stream key no longer exists}).
+	 * @param ex the failure
+	 * @return {@code true} for an UNBLOCKED error anywhere in the cause chain
+	 */
+	static boolean isDeletedStream(Throwable ex) {
+		return hasErrorCode(ex, "UNBLOCKED");
+	}
+
 	private static boolean hasErrorCode(@Nullable Throwable ex, String code) {
 		for (Throwable current = ex; current != null; current = current.getCause()) {
 			if (current.getMessage() != null && current.getMessage().contains(code)) {

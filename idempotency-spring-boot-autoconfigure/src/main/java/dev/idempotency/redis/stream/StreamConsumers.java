@@ -246,7 +246,13 @@ final class StreamConsumers {
 		if (wasReading) {
 			report();
 		}
-		if (ConsumerGroups.isMissingGroup(ex)) {
+		if (ConsumerGroups.isDeletedStream(ex)) {
+			// Someone deleted the stream (an application cleaning up at shutdown, an operator): one
+			// line, no stack trace; the next read finds the group missing and recreates it.
+			logger.warn("Stream '" + stream + "' was deleted while consumer '" + member.name + "' of group '" + group
+					+ "' waited for entries; reading it again");
+		}
+		else if (ConsumerGroups.isMissingGroup(ex)) {
 			logger.warn("Consumer group '" + group + "' of stream '" + stream
 					+ "' is missing (NOGROUP), probably after a Redis restart or failover; recreating it");
 			try {
