@@ -8,8 +8,13 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,7 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * outage tests: {@link #cut()} refuses new connections (the listening socket is closed, so a
  * client gets "connection refused") and resets the open ones, as a database that went down does;
  * {@link #restore()} accepts again on the same port. Bytes are copied unchanged in both
- * directions, by two daemon threads per connection.
+ * directions, by two daemon threads per connection; a proxy started with a latency
+ * ({@link #start(String, int, Duration)}) holds every chunk that long in each direction before
+ * passing it on, as a service that far away would (a third and fourth thread per connection),
+ * without limiting the throughput.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -27,6 +35,8 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final int port;
 
+	private final long latencyNanos;
+
 	private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
 	private final AtomicInteger accepted = new AtomicInteger();
@@ -35,9 +45,10 @@ public final class TcpProxy implements AutoCloseable {
 
 	private volatile boolean closed;
 
-	private TcpProxy(String targetHost, int targetPort) throws IOException {
+	private TcpProxy(String targetHost, int targetPort, Duration latency) throws IOException {
 		this.targetHost = targetHost;
 		this.targetPort = targetPort;
+		this.latencyNanos = latency.toNanos();
 		this.server = bind(0);
 		this.port = this.server.getLocalPort();
 		acceptOn(this.server);
@@ -50,8 +61,24 @@ public final class TcpProxy implements AutoCloseable {
 	 * @return the running proxy
 	 */
 	public static TcpProxy start(String targetHost, int targetPort) {
+		return start(targetHost, targetPort, Duration.ZERO);
+	}
+
+	/**
+	 * Starts a proxy on a free loopback port that delays the bytes in each direction: a request
+	 * and its reply take at least twice {@code latency} more than on a direct connection.
+	 * @param targetHost the service's host
+	 * @param targetPort the service's port
+	 * @param latency how long each direction holds a chunk, for example 10 ms for a service 20 ms
+	 * away (round trip)
+	 * @return the running proxy
+	 */
+	public static TcpProxy start(String targetHost, int targetPort, Duration latency) {
+		if (latency.isNegative()) {
+			throw new IllegalArgumentException("latency must not be negative");
+		}
 		try {
-			return new TcpProxy(targetHost, targetPort);
+			return new TcpProxy(targetHost, targetPort, latency);
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not start a proxy to " + targetHost + ":" + targetPort, ex);
@@ -168,6 +195,10 @@ public final class TcpProxy implements AutoCloseable {
 	}
 
 	private void pump(Socket from, Socket to, String direction) {
+		if (this.latencyNanos > 0) {
+			delayedPump(from, to, direction);
+			return;
+		}
 		Thread thread = new Thread(() -> {
 			byte[] buffer = new byte[16 * 1024];
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -189,6 +220,58 @@ public final class TcpProxy implements AutoCloseable {
 		}, "tcp-proxy-" + this.port + "-" + direction);
 		thread.setDaemon(true);
 		thread.start();
+	}
+
+	/**
+	 * One thread reads and stamps each chunk with the time it is due, another writes it when due:
+	 * every chunk is late by the latency, however many follow it.
+	 */
+	private void delayedPump(Socket from, Socket to, String direction) {
+		BlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
+		Thread reader = new Thread(() -> {
+			byte[] buffer = new byte[16 * 1024];
+			try (InputStream in = from.getInputStream()) {
+				int read;
+				while ((read = in.read(buffer)) >= 0) {
+					chunks.add(new Chunk(System.nanoTime() + this.latencyNanos, Arrays.copyOf(buffer, read)));
+				}
+			}
+			catch (IOException ex) {
+				// Reset by cut(), or closed by one side.
+			}
+			finally {
+				chunks.add(Chunk.END);
+			}
+		}, "tcp-proxy-" + this.port + "-" + direction + "-read");
+		Thread writer = new Thread(() -> {
+			try (OutputStream out = to.getOutputStream()) {
+				Chunk chunk;
+				while ((chunk = chunks.take()) != Chunk.END) {
+					long wait = chunk.due() - System.nanoTime();
+					if (wait > 0) {
+						TimeUnit.NANOSECONDS.sleep(wait);
+					}
+					out.write(chunk.bytes());
+					out.flush();
+				}
+			}
+			catch (IOException ex) {
+				// Reset by cut(), or closed by one side.
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			finally {
+				closeQuietly(from);
+				closeQuietly(to);
+				this.open.remove(from);
+				this.open.remove(to);
+			}
+		}, "tcp-proxy-" + this.port + "-" + direction + "-write");
+		reader.setDaemon(true);
+		writer.setDaemon(true);
+		reader.start();
+		writer.start();
 	}
 
 	/** Closes with SO_LINGER 0, so that the peer sees a reset, not an orderly end. */
@@ -218,6 +301,12 @@ public final class TcpProxy implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	private record Chunk(long due, byte[] bytes) {
+
+		static final Chunk END = new Chunk(0, new byte[0]);
+
 	}
 
 }

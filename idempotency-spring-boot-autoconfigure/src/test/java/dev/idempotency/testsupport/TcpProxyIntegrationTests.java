@@ -1,10 +1,15 @@
 package dev.idempotency.testsupport;
 
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The proxy in front of the real PostgreSQL: forwards, refuses and resets while cut, forwards again
- * after the restore on the same port.
+ * after the restore on the same port; with a latency, in front of the real Redis, a round trip takes
+ * at least twice the latency.
  */
 class TcpProxyIntegrationTests {
 
@@ -33,6 +39,24 @@ class TcpProxyIntegrationTests {
 				assertThat(selectOne(again)).isEqualTo(1);
 			}
 			assertThat(proxy.accepted()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void aLatencyDelaysEachDirection() throws Exception {
+		Duration latency = Duration.ofMillis(25);
+		try (TcpProxy proxy = TcpProxy.start(TestRedisConnections.host(), TestRedisConnections.port(), latency);
+				Socket socket = new Socket("127.0.0.1", proxy.port())) {
+			socket.setSoTimeout(5000);
+			OutputStream out = socket.getOutputStream();
+			InputStream in = socket.getInputStream();
+			for (int i = 0; i < 2; i++) {
+				long start = System.nanoTime();
+				out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+				out.flush();
+				assertThat(new String(in.readNBytes(7), StandardCharsets.US_ASCII)).isEqualTo("+PONG\r\n");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(latency.multipliedBy(2));
+			}
 		}
 	}
 

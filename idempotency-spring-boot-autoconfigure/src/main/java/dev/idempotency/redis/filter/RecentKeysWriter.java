@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
 import org.springframework.data.redis.core.RedisCallback;
@@ -23,6 +24,10 @@ import org.springframework.data.redis.core.types.Expiration;
  * PX ttl}. A consumer thread then never waits for Redis after its commit. The keys are advisory, so
  * a key that does not fit in the queue, or whose write fails, is dropped: its duplicate goes to the
  * store, which only costs speed. Drops are counted and logged at most once a minute.
+ * <p>
+ * {@link #stop()} sends what is queued and ends the thread; a key written after it (a late commit
+ * while the application shuts down) is sent at once, on the caller's thread, and a failure counts as
+ * a drop. {@link #start()} starts a thread again.
  */
 final class RecentKeysWriter implements AutoCloseable {
 
@@ -46,28 +51,63 @@ final class RecentKeysWriter implements AutoCloseable {
 
 	private final AtomicLong dropped = new AtomicLong();
 
-	private final Thread thread;
+	private volatile @Nullable Thread thread;
 
-	private volatile boolean closed;
+	private volatile boolean stopped = true;
+
+	/** Guards start and stop; not the writer itself, whose monitor the sending thread takes to log. */
+	private final Object lifecycleMonitor = new Object();
 
 	private long lastDropLog = System.nanoTime() - DROP_LOG_INTERVAL;
 
 	RecentKeysWriter(StringRedisTemplate redis, Duration timeToLive) {
 		this.redis = redis;
 		this.timeToLive = Expiration.from(timeToLive);
-		this.thread = new Thread(this::run, "idempotency-recent-keys");
-		this.thread.setDaemon(true);
-		this.thread.start();
+		start();
 	}
 
-	/** Queues a Redis key to be written; drops it when the queue is full or the writer closed. */
-	void write(String redisKey) {
-		if (this.closed || !this.pending.offer(redisKey)) {
-			this.dropped.incrementAndGet();
+	/** Starts the thread that sends the queued keys, unless it runs. */
+	void start() {
+		synchronized (this.lifecycleMonitor) {
+			if (!this.stopped) {
+				return;
+			}
+			Thread sender = new Thread(this::run, "idempotency-recent-keys");
+			sender.setDaemon(true);
+			this.thread = sender;
+			this.stopped = false;
+			sender.start();
 		}
 	}
 
-	/** Keys dropped so far: queue full, writer closed, or a pipeline that failed. */
+	/**
+	 * Whether the thread sends the keys.
+	 * @return {@code false} after {@link #stop()} until {@link #start()}
+	 */
+	boolean isRunning() {
+		return !this.stopped;
+	}
+
+	/**
+	 * Queues a Redis key to be written; drops it when the queue is full. Once stopped, sends it at
+	 * once on the caller's thread.
+	 */
+	void write(String redisKey) {
+		if (this.stopped) {
+			send(List.of(redisKey));
+			return;
+		}
+		if (!this.pending.offer(redisKey)) {
+			this.dropped.incrementAndGet();
+			return;
+		}
+		if (this.stopped) {
+			// Stopped while offering: stop() may have drained the queue already, so send it here.
+			sendQueued();
+		}
+	}
+
+	/** Keys dropped so far: queue full, or a write that failed. */
 	long dropped() {
 		return this.dropped.get();
 	}
@@ -78,8 +118,10 @@ final class RecentKeysWriter implements AutoCloseable {
 	}
 
 	private void run() {
+		Thread self = Thread.currentThread();
 		List<String> batch = new ArrayList<>(PIPELINE);
-		while (!this.closed || !this.pending.isEmpty()) {
+		// Ends when stopped and the queue is empty, or when a restart replaced it by another thread.
+		while (this.thread == self || (this.stopped && !this.pending.isEmpty())) {
 			try {
 				String first = this.pending.poll(100, TimeUnit.MILLISECONDS);
 				if (first == null) {
@@ -123,18 +165,38 @@ final class RecentKeysWriter implements AutoCloseable {
 	}
 
 	/**
-	 * Lets the thread send what is queued and stop, then sends what a last {@link #write} may have
-	 * queued meanwhile. Not interrupted: an interrupt would cut a pipeline on its way.
+	 * Lets the thread send what is queued and end, then sends what a last {@link #write} may have
+	 * queued meanwhile. Not interrupted: an interrupt would cut a pipeline on its way. Returns when
+	 * the queue is empty, or after ten seconds of a thread that does not end (a Redis that hangs).
 	 */
+	void stop() {
+		synchronized (this.lifecycleMonitor) {
+			this.stopped = true;
+			Thread sender = this.thread;
+			this.thread = null;
+			if (sender != null) {
+				try {
+					sender.join(TimeUnit.SECONDS.toMillis(10));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				if (sender.isAlive()) {
+					logger.warn("The thread writing recently completed keys to Redis did not end within 10 s; "
+							+ "sending the " + this.pending.size() + " keys still queued from the stopping thread");
+				}
+			}
+			sendQueued();
+		}
+	}
+
+	/** Same as {@link #stop()}. */
 	@Override
 	public void close() {
-		this.closed = true;
-		try {
-			this.thread.join(TimeUnit.SECONDS.toMillis(10));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		stop();
+	}
+
+	private void sendQueued() {
 		List<String> rest = new ArrayList<>();
 		this.pending.drainTo(rest);
 		for (int from = 0; from < rest.size(); from += PIPELINE) {

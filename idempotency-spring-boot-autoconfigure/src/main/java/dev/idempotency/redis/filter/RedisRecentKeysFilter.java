@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
 
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
@@ -17,10 +18,25 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * <p>
  * The time to live should cover the window in which a duplicate arrives through the broker's
  * retries and redeliveries; a replay older than it goes to the store.
+ * <p>
+ * As a bean, the filter stops in phase {@link #PHASE}: after the consumers that commit keys, before
+ * the Redis connection factory, so that the keys still queued are sent while Redis can be reached.
+ * A key learned after that is written at once, on the committing thread.
  *
  * @since 0.2.0
  */
-public final class RedisRecentKeysFilter implements DuplicateFilter, AutoCloseable {
+public final class RedisRecentKeysFilter implements DuplicateFilter, SmartLifecycle, AutoCloseable {
+
+	/**
+	 * The phase in which the filter stops, sending the keys still queued: just above Spring Data
+	 * Redis' connection factories (Lettuce and Jedis: phase 0), which Spring stops after it, and
+	 * below everything that consumes messages and commits keys, which Spring stops before it: the
+	 * listener containers (Kafka's {@code DEFAULT_PHASE - 100}, this starter's Redis Stream
+	 * listeners), Spring Boot's web server ({@code DEFAULT_PHASE - 1024} and {@code - 2048}), and
+	 * the task executors and schedulers ({@code DEFAULT_PHASE / 2}).
+	 * @since 0.2.0
+	 */
+	public static final int PHASE = 1024;
 
 	private final StringRedisTemplate redis;
 
@@ -82,7 +98,36 @@ public final class RedisRecentKeysFilter implements DuplicateFilter, AutoCloseab
 		return this.writer.pending();
 	}
 
-	/** Sends the keys still queued and stops the writer's thread. */
+	/** Starts the writer's thread again after {@link #stop()}; the constructor started it. */
+	@Override
+	public void start() {
+		this.writer.start();
+	}
+
+	/**
+	 * Sends the keys still queued and stops the writer's thread; a key learned after it is written
+	 * at once, on the thread that learns it.
+	 */
+	@Override
+	public void stop() {
+		this.writer.stop();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.writer.isRunning();
+	}
+
+	/**
+	 * The phase of {@link #stop()}.
+	 * @return {@link #PHASE}
+	 */
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/** Same as {@link #stop()}, for use outside a Spring application context. */
 	@Override
 	public void close() {
 		this.writer.close();

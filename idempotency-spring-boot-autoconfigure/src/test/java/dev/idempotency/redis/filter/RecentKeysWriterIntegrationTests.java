@@ -17,8 +17,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The recent keys are written behind the consumer threads, against the real Redis: every queued key
- * lands with its time to live, closing sends what is still queued, and a Redis that refuses the
- * writes costs dropped keys, never an exception on the consumer thread.
+ * lands with its time to live, stopping sends what is still queued and a key written after it at
+ * once, a restarted writer queues again, and a Redis that refuses the writes costs dropped keys,
+ * never an exception on the consumer thread.
  */
 class RecentKeysWriterIntegrationTests {
 
@@ -54,15 +55,32 @@ class RecentKeysWriterIntegrationTests {
 	}
 
 	@Test
-	void closeSendsWhatIsStillQueued() {
-		List<String> keys = keys("closed", 300);
+	void stopSendsWhatIsStillQueuedAndALateKeyAtOnce() {
+		List<String> keys = keys("stopped", 300);
 		RecentKeysWriter writer = new RecentKeysWriter(template, Duration.ofMinutes(10));
 		keys.forEach(writer::write);
-		writer.close();
+		writer.stop();
+		assertThat(writer.isRunning()).isFalse();
 		assertThat(template.countExistingKeys(keys)).isEqualTo(keys.size());
-		writer.write(PREFIX + "after-close");
-		assertThat(writer.dropped()).isOne();
-		assertThat(template.hasKey(PREFIX + "after-close")).isFalse();
+		writer.write(PREFIX + "after-stop");
+		assertThat(template.hasKey(PREFIX + "after-stop")).isTrue();
+		assertThat(writer.pending()).isZero();
+		assertThat(writer.dropped()).isZero();
+	}
+
+	@Test
+	void aRestartedWriterQueuesAgain() {
+		List<String> keys = keys("restarted", 20);
+		try (RecentKeysWriter writer = new RecentKeysWriter(template, Duration.ofMinutes(10))) {
+			writer.stop();
+			writer.start();
+			assertThat(writer.isRunning()).isTrue();
+			keys.forEach(writer::write);
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> template.countExistingKeys(keys) == keys.size());
+			assertThat(writer.dropped()).isZero();
+		}
 	}
 
 	@Test
