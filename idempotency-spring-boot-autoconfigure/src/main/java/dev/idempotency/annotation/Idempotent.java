@@ -29,8 +29,11 @@ public @interface Idempotent {
 	/**
 	 * SpEL expression for the idempotency key, evaluated over the method parameters ({@code #msg},
 	 * {@code #p0}, {@code #root.args}) and the current delivery ({@code #record}, {@code #headers}).
-	 * Empty means the message id of the current delivery (header {@code message-id}, else the
-	 * transport's own id). A key that resolves to {@code null} or blank is rejected, never stored.
+	 * Empty means the message id of the current delivery: header {@code message-id} (a leading
+	 * {@code ~} doubled), else the transport's own id with a reserved prefix
+	 * ({@code ~kafka:topic:partition:offset}, {@code ~redis-stream:<stream>:<record id>}), so a
+	 * producer's id never equals another record's. A key that resolves to {@code null} or blank is
+	 * rejected, never stored.
 	 * @return the key expression
 	 */
 	String key() default "";

@@ -8,8 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The message being delivered on the current thread, as a transport adapter describes it.
  *
- * @param messageId the message's id (the {@code message-id} header, else the transport's own id such
- * as {@code topic:partition:offset}); the key when {@code @Idempotent(key)} is empty
+ * @param messageId the message's id as {@link MessageIds} writes it (the {@code message-id} header,
+ * else the transport's own id such as {@code ~kafka:topic:partition:offset}); the key when
+ * {@code @Idempotent(key)} is empty
  * @param namespace the default namespace (the listener's group id), or {@code null}
  * @param variables extra SpEL variables for the key expression, e.g. {@code record}, {@code headers}
  * @param acknowledger acknowledges the delivery after commit, or {@code null} when the container

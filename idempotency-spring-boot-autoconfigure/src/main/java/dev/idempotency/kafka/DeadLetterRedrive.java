@@ -59,9 +59,9 @@ import org.springframework.kafka.support.KafkaHeaders;
  * {@value MessageFields#MESSAGE_ID} header or comes from the payload: the consumer finds the key
  * completed and skips the record. A record re-driven whose key was never completed (the point of a
  * re-drive) runs the method. A record without a {@value MessageFields#MESSAGE_ID} header, consumed
- * by a listener whose key is the default ({@code topic:partition:offset}), gets a new key with its
- * new offset, so each re-drive runs it again. A record dead-lettered because it can never succeed (a
- * missing key, a conflicting fingerprint) is dead-lettered again.
+ * by a listener whose key is the default ({@code ~kafka:topic:partition:offset}), gets a new key
+ * with its new offset, so each re-drive runs it again. A record dead-lettered because it can never
+ * succeed (a missing key, a conflicting fingerprint) is dead-lettered again.
  *
  * @since 0.2.0
  */

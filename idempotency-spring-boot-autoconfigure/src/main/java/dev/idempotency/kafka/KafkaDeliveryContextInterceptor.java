@@ -5,6 +5,7 @@ import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
+import dev.idempotency.core.MessageIds;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -16,13 +17,16 @@ import org.springframework.kafka.listener.RecordInterceptor;
  * Binds the record being delivered to the consumer thread as the {@link DeliveryContext}, so that
  * {@code @Idempotent} listeners see {@code #record}, {@code #headers} (last value of each header,
  * UTF-8) and the message id ({@value DeliveryContext#MESSAGE_ID_HEADER} header, else
- * {@code topic:partition:offset}), with the consumer group as the default namespace. Cleared after
- * every record, whatever its outcome. A record that succeeds resumes the listener if its consumer
- * thread paused it (fail-closed).
+ * {@code ~kafka:topic:partition:offset}; see {@link MessageIds}), with the consumer group as the
+ * default namespace. Cleared after every record, whatever its outcome. A record that succeeds resumes
+ * the listener if its consumer thread paused it (fail-closed).
  *
  * @since 0.1.0
  */
 public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object, Object> {
+
+	/** The transport's name in the message id it derives: {@code ~kafka:topic:partition:offset}. */
+	static final String TRANSPORT = "kafka";
 
 	@Override
 	public @Nullable ConsumerRecord<Object, Object> intercept(ConsumerRecord<Object, Object> record,
@@ -61,17 +65,18 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 
 	/**
 	 * The record's message id: the {@value DeliveryContext#MESSAGE_ID_HEADER} header (written by
-	 * the outbox relay) if present, else {@code topic:partition:offset}, which identifies a record
-	 * but not a producer's re-send.
+	 * the outbox relay) if present and not empty, else {@code ~kafka:topic:partition:offset}, which
+	 * identifies a record but not a producer's re-send. A header that starts with {@code ~} gets a
+	 * second one, so no header can equal a derived id ({@link MessageIds}).
 	 * @param record the record
 	 * @return the message id
 	 */
 	public static String messageId(ConsumerRecord<?, ?> record) {
 		Header header = record.headers().lastHeader(DeliveryContext.MESSAGE_ID_HEADER);
 		if (header != null && header.value() != null && header.value().length > 0) {
-			return new String(header.value(), StandardCharsets.UTF_8);
+			return MessageIds.ofProducer(new String(header.value(), StandardCharsets.UTF_8));
 		}
-		return record.topic() + ":" + record.partition() + ":" + record.offset();
+		return MessageIds.ofTransport(TRANSPORT, record.topic() + ":" + record.partition() + ":" + record.offset());
 	}
 
 	static @Nullable String groupId(Consumer<?, ?> consumer) {

@@ -1,6 +1,7 @@
 package dev.idempotency.kafka;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
@@ -8,6 +9,8 @@ import dev.idempotency.core.DeliveryContextHolder;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,12 +38,12 @@ class KafkaDeliveryContextInterceptorTests {
 	}
 
 	@Test
-	void messageIdIsTopicPartitionAndOffsetWithoutAHeader() {
+	void messageIdIsKafkaTopicPartitionAndOffsetWithoutAHeader() {
 		ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders", 3, 42L, "k", "v");
 		this.interceptor.intercept(record, consumerOfGroup("points"));
 		DeliveryContext delivery = DeliveryContextHolder.current();
 		assertThat(delivery).isNotNull();
-		assertThat(delivery.messageId()).isEqualTo("orders:3:42");
+		assertThat(delivery.messageId()).isEqualTo("~kafka:orders:3:42");
 		assertThat(delivery.namespace()).isEqualTo("points");
 		assertThat(delivery.variables()).containsEntry("record", record);
 		assertThat(delivery.acknowledger()).isNull();
@@ -56,6 +59,44 @@ class KafkaDeliveryContextInterceptorTests {
 		assertThat(delivery.messageId()).isEqualTo("abc-123");
 		assertThat(delivery.variables().get("headers"))
 			.isEqualTo(Map.of(DeliveryContext.MESSAGE_ID_HEADER, "abc-123", "tenant", "acme"));
+	}
+
+	@Test
+	void messageIdHeaderThatCouldNameAnotherRecordNeverEqualsItsId() {
+		ConsumerRecord<Object, Object> later = new ConsumerRecord<>("orders", 0, 8L, "k", "v");
+		for (String header : new String[] { "orders:0:8", "~kafka:orders:0:8" }) {
+			ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders", 0, 7L, "k", "v");
+			record.headers().add(DeliveryContext.MESSAGE_ID_HEADER, header.getBytes(StandardCharsets.UTF_8));
+			assertThat(KafkaDeliveryContextInterceptor.messageId(record))
+				.isNotEqualTo(KafkaDeliveryContextInterceptor.messageId(later));
+		}
+	}
+
+	@Test
+	void messageIdHeaderStartingWithATildeGetsASecondOne() {
+		ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders", 0, 7L, "k", "v");
+		record.headers().add(DeliveryContext.MESSAGE_ID_HEADER, "~evt-1".getBytes(StandardCharsets.UTF_8));
+		assertThat(KafkaDeliveryContextInterceptor.messageId(record)).isEqualTo("~~evt-1");
+	}
+
+	@Test
+	void emptyMessageIdHeaderFallsBackToTheRecordsOwnId() {
+		ConsumerRecord<Object, Object> record = new ConsumerRecord<>("orders", 1, 5L, "k", "v");
+		record.headers().add(DeliveryContext.MESSAGE_ID_HEADER, new byte[0]);
+		assertThat(KafkaDeliveryContextInterceptor.messageId(record)).isEqualTo("~kafka:orders:1:5");
+	}
+
+	@Test
+	void batchElementsCarryEachRecordsMessageIdEncodedAlike() {
+		ConsumerRecord<Object, Object> withHeader = new ConsumerRecord<>("orders", 0, 7L, "k", "v");
+		withHeader.headers().add(DeliveryContext.MESSAGE_ID_HEADER, "orders:0:8".getBytes(StandardCharsets.UTF_8));
+		ConsumerRecord<Object, Object> without = new ConsumerRecord<>("orders", 0, 8L, "k", "v");
+		ConsumerRecords<Object, Object> batch = new ConsumerRecords<>(
+				Map.of(new TopicPartition("orders", 0), List.of(withHeader, without)), Map.of());
+		new KafkaBatchDeliveryContextInterceptor().intercept(batch, consumerOfGroup("points"));
+		DeliveryContext delivery = DeliveryContextHolder.current();
+		assertThat(delivery.elements()).extracting(DeliveryContext::messageId)
+			.containsExactly("orders:0:8", "~kafka:orders:0:8");
 	}
 
 	@Test

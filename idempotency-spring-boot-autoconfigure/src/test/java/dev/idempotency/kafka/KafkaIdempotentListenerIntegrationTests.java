@@ -1,12 +1,15 @@
 package dev.idempotency.kafka;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.core.MessageFields;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -19,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
@@ -55,6 +59,12 @@ import static org.awaitility.Awaitility.await;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaIdempotentListenerIntegrationTests {
 
+	private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+
+	private static final String IDS = "kafka-it-ids-" + RUN;
+
+	private static final String ESCAPED = "kafka-it-escaped-" + RUN;
+
 	private EmbeddedKafkaKraftBroker broker;
 
 	private ConfigurableApplicationContext context;
@@ -69,9 +79,10 @@ class KafkaIdempotentListenerIntegrationTests {
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic("orders", 4, (short) 1), new NewTopic("orders.DLT", 1, (short) 1),
 				new NewTopic("audit", 2, (short) 1), new NewTopic("manual", 2, (short) 1),
-				new NewTopic("rebalance", 4, (short) 1));
+				new NewTopic("rebalance", 4, (short) 1), new NewTopic("ids", 1, (short) 1),
+				new NewTopic("escaped-ids", 1, (short) 1));
 		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));
-		properties.addAll(List.of("spring.kafka.bootstrap-servers=" + this.broker.getBrokersAsString(),
+		properties.addAll(List.of("it.run=" + RUN, "spring.kafka.bootstrap-servers=" + this.broker.getBrokersAsString(),
 				"spring.kafka.consumer.auto-offset-reset=earliest", "idempotency.jdbc.initialize-schema=always",
 				"idempotency.jdbc.purge.enabled=false", "idempotency.kafka.retry.initial-interval=20ms",
 				"idempotency.kafka.retry.max-interval=50ms"));
@@ -84,6 +95,8 @@ class KafkaIdempotentListenerIntegrationTests {
 
 	@AfterAll
 	void stop() {
+		this.jdbc.update("DELETE FROM idempotency_record WHERE namespace LIKE ? OR namespace LIKE ?", IDS + ":%",
+				ESCAPED + ":%");
 		this.context.close();
 		this.broker.destroy();
 	}
@@ -120,6 +133,31 @@ class KafkaIdempotentListenerIntegrationTests {
 		container.start();
 		await().atMost(30, TimeUnit.SECONDS).until(() -> meter("audit", "duplicate") >= 20);
 		assertThat(auditCount()).isEqualTo(20);
+	}
+
+	@Test
+	void messageIdHeaderNamingAnotherRecordsOffsetSuppressesNeitherRecord() {
+		// A's header names B's offset (a later record without a header); D's names C's (an earlier one).
+		assertThat(sendWithMessageId("ids", "id-A", "ids:0:1")).isEqualTo(0);
+		assertThat(sendWithMessageId("ids", "id-B", null)).isEqualTo(1);
+		assertThat(sendWithMessageId("ids", "id-C", null)).isEqualTo(2);
+		assertThat(sendWithMessageId("ids", "id-D", "ids:0:2")).isEqualTo(3);
+		await().atMost(30, TimeUnit.SECONDS).until(() -> meter(IDS, "processed") + meter(IDS, "duplicate") >= 4);
+		assertThat(meter(IDS, "processed")).isEqualTo(4);
+		assertThat(meter(IDS, "duplicate")).isZero();
+		assertThat(ledgerCount("id-%")).isEqualTo(4);
+	}
+
+	@Test
+	void messageIdHeaderSpelledLikeADerivedIdSuppressesNothing() {
+		// The header spells the derived id of the record after it; escaping keeps the two apart.
+		assertThat(sendWithMessageId("escaped-ids", "esc-E", "~kafka:escaped-ids:0:1")).isEqualTo(0);
+		assertThat(sendWithMessageId("escaped-ids", "esc-F", null)).isEqualTo(1);
+		await().atMost(30, TimeUnit.SECONDS)
+			.until(() -> meter(ESCAPED, "processed") + meter(ESCAPED, "duplicate") >= 2);
+		assertThat(meter(ESCAPED, "processed")).isEqualTo(2);
+		assertThat(meter(ESCAPED, "duplicate")).isZero();
+		assertThat(ledgerCount("esc-%")).isEqualTo(2);
 	}
 
 	@Test
@@ -198,6 +236,20 @@ class KafkaIdempotentListenerIntegrationTests {
 	private void send(String topic, String value) {
 		try {
 			this.kafka.send(topic, value.split(":")[0], value).get(10, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Sends to partition 0, with the message id header unless it is {@code null}; returns the offset. */
+	private long sendWithMessageId(String topic, String value, String messageId) {
+		ProducerRecord<String, String> record = new ProducerRecord<>(topic, 0, null, value);
+		if (messageId != null) {
+			record.headers().add(MessageFields.MESSAGE_ID, messageId.getBytes(StandardCharsets.UTF_8));
+		}
+		try {
+			return this.kafka.send(record).get(10, TimeUnit.SECONDS).getRecordMetadata().offset();
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);
@@ -331,6 +383,18 @@ class KafkaIdempotentListenerIntegrationTests {
 		@Idempotent
 		public void onAudit(String payload) {
 			this.jdbc.update("INSERT INTO kafka_it_ledger (order_id, points) VALUES (?, 0)", payload);
+		}
+
+		@KafkaListener(id = "ids", topics = "ids", groupId = "kafka-it-ids-${it.run}")
+		@Idempotent
+		public void onIds(String payload) {
+			this.jdbc.update("INSERT INTO kafka_it_ledger (order_id, points) VALUES (?, 1)", payload);
+		}
+
+		@KafkaListener(id = "escaped-ids", topics = "escaped-ids", groupId = "kafka-it-escaped-${it.run}")
+		@Idempotent
+		public void onEscapedIds(String payload) {
+			this.jdbc.update("INSERT INTO kafka_it_ledger (order_id, points) VALUES (?, 1)", payload);
 		}
 
 		@KafkaListener(id = "manual", topics = "manual", groupId = "manual", containerFactory = "manualAckFactory")

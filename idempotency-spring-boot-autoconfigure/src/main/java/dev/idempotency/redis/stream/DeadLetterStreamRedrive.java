@@ -30,9 +30,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * failing {@code XDEL}, between the two leaves the entry in both streams, so the next re-drive sends
  * it again: the consumer deduplicates it when its key is the {@value MessageFields#MESSAGE_ID} field
  * or comes from the payload. The re-driven entry has a new record id, so a listener whose key is the
- * default ({@code <stream>:<record id>}) for entries without a {@value MessageFields#MESSAGE_ID}
- * field runs it again. An entry given up because it can never succeed (a missing key, a
- * conflicting fingerprint) is dead-lettered again.
+ * default ({@code ~redis-stream:<stream>:<record id>}) for entries without a
+ * {@value MessageFields#MESSAGE_ID} field runs it again. An entry given up because it can never
+ * succeed (a missing key, a conflicting fingerprint) is dead-lettered again.
  *
  * @since 0.2.0
  */

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.MessageFields;
+import dev.idempotency.core.MessageIds;
 
 import org.springframework.data.redis.connection.stream.MapRecord;
 
@@ -15,6 +16,9 @@ import org.springframework.data.redis.connection.stream.MapRecord;
  * publisher's trace context), and the entry's acknowledger.
  */
 final class RedisStreamDeliveryContext {
+
+	/** The transport's name in the message id it derives: {@code ~redis-stream:<stream>:<record id>}. */
+	static final String TRANSPORT = "redis-stream";
 
 	private RedisStreamDeliveryContext() {
 	}
@@ -43,17 +47,18 @@ final class RedisStreamDeliveryContext {
 
 	/**
 	 * The entry's message id: the {@value MessageFields#MESSAGE_ID} field (written by the outbox
-	 * relay) if present, else {@code <stream>:<record id>}, which identifies an entry but not a
-	 * producer's re-send.
+	 * relay) if present and not empty, else {@code ~redis-stream:<stream>:<record id>}, which
+	 * identifies an entry but not a producer's re-send. A field that starts with {@code ~} gets a
+	 * second one, so no field can equal a derived id ({@link MessageIds}).
 	 * @param record the entry
 	 * @return the message id
 	 */
 	static String messageId(MapRecord<String, String, String> record) {
 		String field = record.getValue().get(MessageFields.MESSAGE_ID);
 		if (field != null && !field.isEmpty()) {
-			return field;
+			return MessageIds.ofProducer(field);
 		}
-		return record.getStream() + ":" + record.getId().getValue();
+		return MessageIds.ofTransport(TRANSPORT, record.getStream() + ":" + record.getId().getValue());
 	}
 
 }

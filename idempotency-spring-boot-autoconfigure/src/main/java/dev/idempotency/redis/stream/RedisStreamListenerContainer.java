@@ -26,9 +26,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * <li>At start the consumer group is created if missing (XGROUP CREATE ... 0 MKSTREAM), and each
  * consumer first reads its own pending entries (XREADGROUP ... 0) before new ones ({@code >}).</li>
  * <li>Each entry is bound to the thread as the {@link DeliveryContext} (message id: the
- * {@value DeliveryContext#MESSAGE_ID_HEADER} field, else {@code <stream>:<record id>}; namespace: the
- * group; SpEL variables {@code #record}, {@code #headers} (the fields), {@code #recordId},
- * {@code #stream}) with a {@link RedisStreamAcknowledger}. An {@code @Idempotent} method acknowledges
+ * {@value DeliveryContext#MESSAGE_ID_HEADER} field, else {@code ~redis-stream:<stream>:<record id>};
+ * namespace: the group; SpEL variables {@code #record}, {@code #headers} (the fields),
+ * {@code #recordId}, {@code #stream}) with a {@link RedisStreamAcknowledger}. An {@code @Idempotent} method acknowledges
  * after commit; any other method is acknowledged when it returns. The entries of one read that are
  * done are acknowledged together, with one XACK after the read's last entry; a failed entry is
  * never among them.</li>
@@ -283,8 +283,9 @@ public class RedisStreamListenerContainer {
 
 	/**
 	 * The entry's message id: the {@value DeliveryContext#MESSAGE_ID_HEADER} field (written by the
-	 * outbox relay) if present, else {@code <stream>:<record id>}, which identifies an entry but not a
-	 * producer's re-send.
+	 * outbox relay) if present and not empty, else {@code ~redis-stream:<stream>:<record id>}, which
+	 * identifies an entry but not a producer's re-send; a field that starts with {@code ~} gets a
+	 * second one ({@link dev.idempotency.core.MessageIds}).
 	 * @param record the entry
 	 * @return the message id
 	 */

@@ -28,9 +28,21 @@ class RedisStreamDeliveryContextTests {
 	}
 
 	@Test
-	void messageIdIsStreamAndRecordIdOtherwise() {
-		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("payload", "{}")))).isEqualTo("orders:1-0");
-		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("message-id", "")))).isEqualTo("orders:1-0");
+	void messageIdIsRedisStreamStreamAndRecordIdOtherwise() {
+		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("payload", "{}"))))
+			.isEqualTo("~redis-stream:orders:1-0");
+		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("message-id", ""))))
+			.isEqualTo("~redis-stream:orders:1-0");
+	}
+
+	@Test
+	void messageIdFieldThatCouldNameAnotherEntryNeverEqualsItsId() {
+		String entryWithoutField = RedisStreamListenerContainer.messageId(record(Map.of("payload", "{}")));
+		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("message-id", "orders:1-0"))))
+			.isNotEqualTo(entryWithoutField);
+		assertThat(RedisStreamListenerContainer.messageId(record(Map.of("message-id", "~redis-stream:orders:1-0"))))
+			.isEqualTo("~~redis-stream:orders:1-0")
+			.isNotEqualTo(entryWithoutField);
 	}
 
 	@Test

@@ -2,16 +2,20 @@ package dev.idempotency.redis.stream;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.IdempotencyOutcome;
+import dev.idempotency.core.MessageFields;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
 import dev.idempotency.testsupport.TestDatabases;
@@ -31,8 +35,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.stream.Consumer;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.connection.stream.ReadOffset;
+import org.springframework.data.redis.connection.stream.RecordId;
 import org.springframework.data.redis.connection.stream.StreamOffset;
 import org.springframework.data.redis.connection.stream.StreamReadOptions;
+import org.springframework.data.redis.connection.stream.StreamRecords;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -62,6 +68,10 @@ class RedisStreamListenerIntegrationTests {
 	private static final String CLAIM = "rs-it-claim-" + RUN;
 
 	private static final String CLAIM_CONSUMER = "rs-it-claimer-" + RUN;
+
+	private static final String IDS = "rs-it-ids-" + RUN;
+
+	private static final String ESCAPED = "rs-it-escaped-" + RUN;
 
 	private ConfigurableApplicationContext context;
 
@@ -97,7 +107,8 @@ class RedisStreamListenerIntegrationTests {
 		if (this.context != null) {
 			// Stop reading first: deleting a stream under a running listener would recreate its group.
 			this.context.getBean(RedisStreamListenerRegistry.class).stop();
-			this.redis.delete(List.of(ORDERS, ORDERS + ".dlq", RACE, CLAIM));
+			this.redis.delete(List.of(ORDERS, ORDERS + ".dlq", RACE, CLAIM, IDS, ESCAPED));
+			this.jdbc.update("DELETE FROM idempotency_record WHERE namespace LIKE ?", "rs-it-%-" + RUN + ":%");
 			this.context.close();
 		}
 	}
@@ -112,6 +123,45 @@ class RedisStreamListenerIntegrationTests {
 		assertThat(this.jdbc.queryForList("SELECT order_id FROM redis_stream_it_ledger WHERE order_id LIKE 'dup-%' "
 				+ "GROUP BY order_id HAVING COUNT(*) > 1", String.class)).isEmpty();
 		await().atMost(10, TimeUnit.SECONDS).until(() -> pendingIds(ORDERS, POINTS, "dup-").isEmpty());
+	}
+
+	@Test
+	void messageIdFieldNamingAnotherEntrysIdSuppressesNeitherEntry() {
+		// A's field names B's entry (a later one without the field); D's names C's (an earlier one).
+		addWithId(IDS, "1-1", order("id-A", 1), IDS + ":2-1");
+		addWithId(IDS, "2-1", order("id-B", 1), null);
+		addWithId(IDS, "3-1", order("id-C", 1), null);
+		addWithId(IDS, "4-1", order("id-D", 1), IDS + ":3-1");
+		awaitAllReadAndAcknowledged(IDS, "4-1");
+		assertThat(ledger("id-%")).isEqualTo(4);
+		// Each entry under its own key. (A duplicate outcome may still show up here when the 400 ms
+		// min-idle claims an entry in flight on a busy machine; it is then a duplicate of its own key.)
+		await().atMost(5, TimeUnit.SECONDS)
+			.untilAsserted(() -> assertThat(this.context.getBean(ProcessedKeys.class).of(IDS)).containsExactlyInAnyOrder(
+					IDS + ":2-1", "~redis-stream:" + IDS + ":2-1", "~redis-stream:" + IDS + ":3-1", IDS + ":3-1"));
+		assertThat(StreamTestSupport.invocations(this.meters, IDS, "processed")).isEqualTo(4);
+	}
+
+	@Test
+	void messageIdFieldSpelledLikeADerivedIdSuppressesNothing() {
+		// The field spells the derived id of the entry after it; escaping keeps the two apart.
+		addWithId(ESCAPED, "1-1", order("esc-E", 1), "~redis-stream:" + ESCAPED + ":2-1");
+		addWithId(ESCAPED, "2-1", order("esc-F", 1), null);
+		awaitAllReadAndAcknowledged(ESCAPED, "2-1");
+		assertThat(ledger("esc-%")).isEqualTo(2);
+		await().atMost(5, TimeUnit.SECONDS)
+			.untilAsserted(() -> assertThat(this.context.getBean(ProcessedKeys.class).of(ESCAPED))
+				.containsExactlyInAnyOrder("~~redis-stream:" + ESCAPED + ":2-1", "~redis-stream:" + ESCAPED + ":2-1"));
+	}
+
+	/** Waits until the group has read up to {@code lastId} and nothing is pending: every entry committed. */
+	private void awaitAllReadAndAcknowledged(String stream, String lastId) {
+		await().atMost(30, TimeUnit.SECONDS)
+			.until(() -> this.redis.opsForStream()
+				.groups(stream)
+				.stream()
+				.anyMatch((group) -> group.groupName().equals(stream) && group.lastDeliveredId().equals(lastId)
+						&& group.pendingCount() == 0));
 	}
 
 	@Test
@@ -230,6 +280,18 @@ class RedisStreamListenerIntegrationTests {
 		assertThat(ledger("trimmed")).isZero();
 	}
 
+	/** {@code XADD <stream> <id> payload <payload> [message-id <messageId>]}. */
+	private void addWithId(String stream, String id, String payload, String messageId) {
+		Map<String, String> fields = new LinkedHashMap<>();
+		fields.put("payload", payload);
+		if (messageId != null) {
+			fields.put(MessageFields.MESSAGE_ID, messageId);
+		}
+		RecordId added = this.redis.opsForStream()
+			.add(StreamRecords.newRecord().in(stream).withId(RecordId.of(id)).ofMap(fields));
+		assertThat(added.getValue()).isEqualTo(id);
+	}
+
 	private List<MapRecord<String, String, String>> readAs(String consumer, int count) {
 		return this.redis.<String, String>opsForStream()
 			.read(Consumer.from(CLAIM, consumer), StreamReadOptions.empty().count(count),
@@ -282,6 +344,11 @@ class RedisStreamListenerIntegrationTests {
 		}
 
 		@Bean
+		ProcessedKeys processedKeys() {
+			return new ProcessedKeys();
+		}
+
+		@Bean
 		OutcomeThreads outcomeThreads() {
 			return new OutcomeThreads(RACE);
 		}
@@ -312,6 +379,26 @@ class RedisStreamListenerIntegrationTests {
 			if (event.namespace().startsWith(this.group + ":")) {
 				this.threads.add(Thread.currentThread().getName());
 			}
+		}
+
+	}
+
+	/** The keys processed per consumer group, in order. */
+	static class ProcessedKeys implements IdempotencyListener {
+
+		private final List<IdempotencyEvent> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onOutcome(IdempotencyEvent event) {
+			this.events.add(event);
+		}
+
+		List<String> of(String group) {
+			return this.events.stream()
+				.filter((event) -> event.namespace().startsWith(group + ":")
+						&& event.outcome() == IdempotencyOutcome.PROCESSED)
+				.map(IdempotencyEvent::key)
+				.toList();
 		}
 
 	}
@@ -363,6 +450,18 @@ class RedisStreamListenerIntegrationTests {
 		public void onRace(Order order) throws InterruptedException {
 			credit(order);
 			Thread.sleep(150);
+		}
+
+		@RedisStreamListener(id = "ids", stream = "rs-it-ids-${it.run}", group = "rs-it-ids-${it.run}")
+		@Idempotent
+		public void onIds(Order order) {
+			credit(order);
+		}
+
+		@RedisStreamListener(id = "escaped-ids", stream = "rs-it-escaped-${it.run}", group = "rs-it-escaped-${it.run}")
+		@Idempotent
+		public void onEscapedIds(Order order) {
+			credit(order);
 		}
 
 		@RedisStreamListener(id = "claim", stream = "rs-it-claim-${it.run}", group = "rs-it-claim-${it.run}",
