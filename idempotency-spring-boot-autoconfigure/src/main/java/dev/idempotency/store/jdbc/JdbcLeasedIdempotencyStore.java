@@ -442,7 +442,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	/**
 	 * The distinct namespaces of a scan, in their order, as stored (a namespace longer than the
-	 * column as its digest); empty for every namespace.
+	 * column, or starting with {@code sha256:}, as its digest); empty for every namespace.
 	 */
 	private static List<String> scope(Collection<String> namespaces) {
 		Assert.notNull(namespaces, "namespaces must not be null");
