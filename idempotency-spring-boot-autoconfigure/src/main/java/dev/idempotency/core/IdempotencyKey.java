@@ -14,8 +14,13 @@ import java.util.HexFormat;
  */
 public record IdempotencyKey(String namespace, String value) {
 
-	/** Prefix of a digested part, so a digest can never equal a short key verbatim. */
+	/**
+	 * Prefix of a digested part. A part that starts with it is always digested, however short, so a
+	 * digest can never equal a part kept verbatim.
+	 */
 	public static final String DIGEST_PREFIX = "sha256:";
+
+	private static final int DIGEST_LENGTH = DIGEST_PREFIX.length() + 64;
 
 	public IdempotencyKey {
 		if (namespace == null || namespace.isBlank()) {
@@ -28,23 +33,49 @@ public record IdempotencyKey(String namespace, String value) {
 	}
 
 	/**
-	 * Returns this key with each part longer than {@code maxLength} characters replaced by
-	 * {@code sha256:<hex>} (71 characters), so that it fits a store's column or key size.
+	 * Returns this key as a store keeps it: each part longer than {@code maxLength} characters, or
+	 * starting with {@value #DIGEST_PREFIX}, replaced by {@code sha256:<hex>} (71 characters), so that
+	 * it fits a store's column or key size and a part kept verbatim never looks like a digest (a
+	 * literal {@code sha256:<hex of L>} is not taken for the long part {@code L}).
 	 * @param maxLength the longest part the store keeps verbatim, at least 71
 	 * @return this key, or a digested copy
 	 */
 	public IdempotencyKey digestedBeyond(int maxLength) {
-		if (maxLength < DIGEST_PREFIX.length() + 64) {
+		if (maxLength < DIGEST_LENGTH) {
 			throw new IllegalArgumentException("maxLength must be at least 71 to hold a digest");
 		}
-		if (this.namespace.length() <= maxLength && this.value.length() <= maxLength) {
+		if (keptVerbatim(this.namespace, maxLength) && keptVerbatim(this.value, maxLength)) {
 			return this;
 		}
 		return new IdempotencyKey(digestBeyond(this.namespace, maxLength), digestBeyond(this.value, maxLength));
 	}
 
+	/**
+	 * Whether {@code part} is a digest as {@link #digestedBeyond} writes it: {@value #DIGEST_PREFIX}
+	 * and 64 lower-case hexadecimal digits.
+	 * @param part a namespace or key as a store keeps it
+	 * @return {@code true} for a digest
+	 * @since 0.2.0
+	 */
+	public static boolean isDigest(String part) {
+		if (part.length() != DIGEST_LENGTH || !part.startsWith(DIGEST_PREFIX)) {
+			return false;
+		}
+		for (int i = DIGEST_PREFIX.length(); i < DIGEST_LENGTH; i++) {
+			char c = part.charAt(i);
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean keptVerbatim(String part, int maxLength) {
+		return part.length() <= maxLength && !part.startsWith(DIGEST_PREFIX);
+	}
+
 	private static String digestBeyond(String part, int maxLength) {
-		if (part.length() <= maxLength) {
+		if (keptVerbatim(part, maxLength)) {
 			return part;
 		}
 		try {

@@ -7,8 +7,9 @@ import org.jspecify.annotations.Nullable;
  * processed?"). Implemented by the stores that can (the JDBC, Redis, Redisson and in-memory
  * stores); the store bean is then also an inspector.
  * <p>
- * Keys are given as the application knows them: a part longer than the store keeps verbatim is
- * digested like a claim digests it, so a digested key is found by its original key.
+ * Keys are given as the application knows them: a part longer than the store keeps verbatim, or
+ * starting with {@value IdempotencyKey#DIGEST_PREFIX}, is digested like a claim digests it
+ * ({@link IdempotencyKey#digestedBeyond}), so a digested key is found by its original key.
  *
  * @since 0.2.0
  */

@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
  * management endpoints. Only presence is reported of the fingerprint and the stored result, never
  * their content.
  *
- * @param key the key as stored (a part longer than the store keeps verbatim is its SHA-256 digest)
+ * @param key the key as stored (a part longer than the store keeps verbatim, or starting with
+ * {@code sha256:}, is its SHA-256 digest)
  * @param status the key's state
  * @param createdAt when the key was claimed, or {@code null} if the store does not keep it (Redis)
  * @param expiresAt when the store forgets the key: the end of the retention of a completed key, the

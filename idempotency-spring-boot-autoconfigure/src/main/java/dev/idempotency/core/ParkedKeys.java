@@ -25,7 +25,8 @@ public interface ParkedKeys {
 
 	/**
 	 * Marks a parked key completed: its deliveries are skipped as duplicates from now on.
-	 * @param key the key (digested like a claim when it is long)
+	 * @param key the key (digested like a claim when it is long), or the key as {@link #parked}
+	 * lists it
 	 * @param retention how long the key is remembered
 	 * @return {@code false} if the key is not parked
 	 */
@@ -33,7 +34,8 @@ public interface ParkedKeys {
 
 	/**
 	 * Releases a parked key: the next delivery of it runs the method.
-	 * @param key the key (digested like a claim when it is long)
+	 * @param key the key (digested like a claim when it is long), or the key as {@link #parked}
+	 * lists it
 	 * @return {@code false} if the key is not parked
 	 */
 	boolean release(IdempotencyKey key);

@@ -126,21 +126,28 @@ public final class KeyDetailsScripts {
 	}
 
 	/**
-	 * The key of the hash that holds an entry's details, in the entry's Redis Cluster hash slot so
-	 * that one script can read and write both: {@code {<entry>}:details}, or {@code <entry>:details}
-	 * when the entry names a hash tag of its own (which then decides both slots). An entry with a
-	 * {@code '}'} but no hash tag (a key containing one) gets {@code <entry>:details}, which a
-	 * cluster may place in another slot.
+	 * The key of the hash that holds an entry's details, always in the entry's Redis Cluster hash
+	 * slot so that one script can read and write both:
+	 * <ul>
+	 * <li>{@code {<entry>}:details} when the entry has no <code>'&#125;'</code>: the entry's whole
+	 * name is the hash tag, and the entry, which has no tag, is hashed whole;</li>
+	 * <li>{@code <entry>:details} when the entry has a hash tag of its own (which then decides both
+	 * slots);</li>
+	 * <li>otherwise (a <code>'&#125;'</code> but no hash tag, as in <code>x&#125;</code> or
+	 * <code>{&#125;z</code>, hashed whole) {@code {<tag>}<entry>:details}, where {@code <tag>} is
+	 * the decimal number that {@link RedisClusterSlots#tagOf} gives for the entry's slot.</li>
+	 * </ul>
 	 * @param entry the entry's key
 	 * @return the details' key
 	 */
 	public static String detailsKey(String entry) {
-		int open = entry.indexOf('{');
-		int close = (open >= 0) ? entry.indexOf('}', open + 1) : -1;
-		if ((close > open + 1) || entry.indexOf('}') >= 0) {
+		if (entry.indexOf('}') < 0) {
+			return "{" + entry + "}:details";
+		}
+		if (RedisClusterSlots.hasHashTag(entry)) {
 			return entry + ":details";
 		}
-		return "{" + entry + "}:details";
+		return "{" + RedisClusterSlots.tagOf(RedisClusterSlots.slot(entry)) + "}" + entry + ":details";
 	}
 
 }

@@ -103,7 +103,43 @@ class IdempotencyKeyTests {
 		IdempotencyKey digested = new IdempotencyKey("n".repeat(500), "v".repeat(500)).digestedBeyond(71);
 		assertThat(digested.namespace()).hasSize(71);
 		assertThat(digested.value()).hasSize(71);
-		assertThat(digested.digestedBeyond(71)).isSameAs(digested);
+	}
+
+	/**
+	 * A part that starts like a digest is digested too, however short: otherwise the literal key
+	 * {@code sha256:<hex of L>} would be stored as the long key {@code L} is, and skipped as its
+	 * duplicate.
+	 */
+	@Test
+	void digestedBeyondDigestsAPartStartingWithTheDigestPrefix() throws Exception {
+		String longValue = "x".repeat(300);
+		String spelled = new IdempotencyKey("points", longValue).digestedBeyond(100).value();
+		IdempotencyKey literal = new IdempotencyKey("points", spelled);
+		assertThat(literal.digestedBeyond(100).value()).matches(DIGEST)
+			.isNotEqualTo(spelled)
+			.isEqualTo("sha256:" + HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-256").digest(spelled.getBytes(StandardCharsets.UTF_8))));
+		assertThat(new IdempotencyKey("sha256:", "order-1").digestedBeyond(100).namespace()).matches(DIGEST);
+		assertThat(new IdempotencyKey("points", "sha256:abc").digestedBeyond(100).value()).matches(DIGEST);
+	}
+
+	@Test
+	void digestedBeyondKeepsPartsThatOnlyContainOrResembleThePrefixVerbatim() {
+		for (String value : new String[] { "order-sha256:1", "SHA256:abc", "sha256", "sha-256:abc", " sha256:abc" }) {
+			IdempotencyKey key = new IdempotencyKey("points", value);
+			assertThat(key.digestedBeyond(100)).as(value).isSameAs(key);
+		}
+	}
+
+	@Test
+	void isDigestRecognizesOnlyTheDigestsThatDigestedBeyondWrites() {
+		String digest = new IdempotencyKey("points", "x".repeat(300)).digestedBeyond(100).value();
+		assertThat(IdempotencyKey.isDigest(digest)).isTrue();
+		assertThat(IdempotencyKey.isDigest(digest.toUpperCase().replace("SHA256:", "sha256:"))).isFalse();
+		assertThat(IdempotencyKey.isDigest(digest.substring(0, 70))).isFalse();
+		assertThat(IdempotencyKey.isDigest(digest + "0")).isFalse();
+		assertThat(IdempotencyKey.isDigest("sha256:" + "g".repeat(64))).isFalse();
+		assertThat(IdempotencyKey.isDigest("order-1")).isFalse();
 	}
 
 	@Test

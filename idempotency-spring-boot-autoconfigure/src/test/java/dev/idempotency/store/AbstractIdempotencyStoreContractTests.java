@@ -1,8 +1,12 @@
 package dev.idempotency.store;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -159,6 +163,50 @@ public abstract class AbstractIdempotencyStoreContractTests {
 		String longNamespace = "n".repeat(500);
 		assertThat(claimAndSucceed(new IdempotencyKey(longNamespace, "k")).status()).isEqualTo(Status.CLAIMED);
 		assertThat(claimAndSucceed(new IdempotencyKey(longNamespace, "k")).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	/**
+	 * A key that spells a long key's stored digest, {@code sha256:<hex>}, is another key: a store
+	 * that digests long keys also digests every key starting with {@code sha256:}, so the two never
+	 * share a record, whichever comes first.
+	 */
+	@Test
+	void literalKeySpellingALongKeysDigestIsNotItsDuplicate() {
+		IdempotencyKey longFirst = key("L".repeat(5_000) + "-first");
+		IdempotencyKey spellingFirst = key(sha256(longFirst.value()));
+		assertThat(claimAndSucceed(longFirst).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(spellingFirst).status()).isEqualTo(Status.CLAIMED);
+		IdempotencyKey longSecond = key("L".repeat(5_000) + "-second");
+		IdempotencyKey spellingSecond = key(sha256(longSecond.value()));
+		assertThat(claimAndSucceed(spellingSecond).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(longSecond).status()).isEqualTo(Status.CLAIMED);
+		for (IdempotencyKey key : List.of(longFirst, spellingFirst, longSecond, spellingSecond)) {
+			assertThat(claimAndSucceed(key).status()).as("%s again", key).isEqualTo(Status.DUPLICATE);
+		}
+	}
+
+	/** As {@link #literalKeySpellingALongKeysDigestIsNotItsDuplicate()}, for namespaces. */
+	@Test
+	void literalNamespaceSpellingALongNamespacesDigestIsIndependent() {
+		String longFirst = "N".repeat(500) + "-first";
+		assertThat(claimAndSucceed(new IdempotencyKey(longFirst, "k")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(new IdempotencyKey(sha256(longFirst), "k")).status()).isEqualTo(Status.CLAIMED);
+		String longSecond = "N".repeat(500) + "-second";
+		assertThat(claimAndSucceed(new IdempotencyKey(sha256(longSecond), "k")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(new IdempotencyKey(longSecond, "k")).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claimAndSucceed(new IdempotencyKey(sha256(longSecond), "k")).status())
+			.isEqualTo(Status.DUPLICATE);
+	}
+
+	/** {@code sha256:<hex>} of the text's UTF-8 bytes, as a store digests a long part. */
+	protected static String sha256(String text) {
+		try {
+			return "sha256:" + HexFormat.of()
+				.formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Test

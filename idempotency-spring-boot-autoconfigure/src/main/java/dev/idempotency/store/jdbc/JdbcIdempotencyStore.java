@@ -54,8 +54,8 @@ import org.springframework.util.Assert;
  * the insert itself takes over an expired record ({@code ON CONFLICT ... DO UPDATE ... WHERE}), so
  * zero rows is always a duplicate and costs no second statement.</li>
  * </ol>
- * Keys and namespaces longer than {@value #MAX_KEY_LENGTH} characters are stored as SHA-256
- * digests. Timestamps come from the application's clock and are stored in UTC.
+ * Keys and namespaces longer than {@value #MAX_KEY_LENGTH} characters, or starting with
+ * {@code sha256:}, are stored as SHA-256 digests ({@link IdempotencyKey#digestedBeyond}). Timestamps come from the application's clock and are stored in UTC.
  * <p>
  * Fingerprints and results are columns of the record ({@code fingerprint}, {@code result_body}),
  * written by {@code UPDATE} in the caller's transaction, so they commit or roll back with the claim;

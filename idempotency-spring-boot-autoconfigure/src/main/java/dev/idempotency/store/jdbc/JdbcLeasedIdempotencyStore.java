@@ -442,7 +442,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	/**
 	 * The distinct namespaces of a scan, in their order, as stored (a namespace longer than the
-	 * column as its digest); empty for every namespace.
+	 * column, or starting with {@code sha256:}, as its digest); empty for every namespace.
 	 */
 	private static List<String> scope(Collection<String> namespaces) {
 		Assert.notNull(namespaces, "namespaces must not be null");
@@ -533,18 +533,54 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 				claimedAt, rs.getInt("attempts"));
 	}
 
+	/**
+	 * Marks the parked record of {@code key} completed: the key's own record, else, for a key as
+	 * {@link #parked} lists it with a digest for a part, the record it names.
+	 */
 	@Override
 	public boolean markCompleted(IdempotencyKey key, Duration retention) {
-		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
 		Object expiresAt = this.platform.timestamp(this.clock.instant().plus(retention));
-		return update("mark completed", stored, this.sql.markParkedCompleted, expiresAt, stored.namespace(),
-				stored.value()) == 1;
+		for (IdempotencyKey stored : parkedRecords(key)) {
+			if (update("mark completed", stored, this.sql.markParkedCompleted, expiresAt, stored.namespace(),
+					stored.value()) == 1) {
+				return true;
+			}
+		}
+		return false;
 	}
 
+	/**
+	 * Releases the parked record of {@code key}: the key's own record, else, for a key as
+	 * {@link #parked} lists it with a digest for a part, the record it names.
+	 */
 	@Override
 	public boolean release(IdempotencyKey key) {
+		for (IdempotencyKey stored : parkedRecords(key)) {
+			if (update("release parked", stored, this.sql.releaseParked, stored.namespace(), stored.value()) == 1) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * The records a parked key's operation may mean: the key's own (its stored form), then, when
+	 * the key is itself a stored form with a digest in it, that record. {@link #parked} lists a long
+	 * key by its digest, often the only name a person has for it; since a part starting with
+	 * {@code sha256:} is digested again ({@link IdempotencyKey#digestedBeyond}), that listed name is
+	 * not its own stored form and is tried as it is, after the key's own record.
+	 */
+	private static List<IdempotencyKey> parkedRecords(IdempotencyKey key) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		return update("release parked", stored, this.sql.releaseParked, stored.namespace(), stored.value()) == 1;
+		if (stored.equals(key) || !isStoredPart(key.namespace()) || !isStoredPart(key.value())) {
+			return List.of(stored);
+		}
+		return List.of(stored, key);
+	}
+
+	private static boolean isStoredPart(String part) {
+		return IdempotencyKey.isDigest(part) || (part.length() <= JdbcIdempotencyStore.MAX_KEY_LENGTH
+				&& !part.startsWith(IdempotencyKey.DIGEST_PREFIX));
 	}
 
 	@Override

@@ -54,7 +54,8 @@ import org.springframework.util.Assert;
  * and retention run on the server's clock. The scripts ship in this package's resources
  * ({@code complete.lua}, {@code release.lua}) and are sent by {@code EVALSHA}.
  * <p>
- * Key parts longer than {@value #MAX_KEY_LENGTH} characters are stored as SHA-256 digests; a
+ * Key parts longer than {@value #MAX_KEY_LENGTH} characters, or starting with {@code sha256:}, are
+ * stored as SHA-256 digests ({@link IdempotencyKey#digestedBeyond}); a
  * {@code :} or {@code %} in the namespace is percent-encoded, so that the first {@code :} after the
  * prefix always ends the namespace and two keys never share an entry.
  * <p>

@@ -46,7 +46,7 @@ import org.springframework.util.Assert;
  * </ol>
  * Values go through Redisson's {@link StringCodec}, so the entries are plain strings that
  * {@code redis-cli} shows as they are. Leases and retention run on the Redis server's clock. Key
- * parts longer than 200 characters are stored as SHA-256 digests.
+ * parts longer than 200 characters, or starting with {@code sha256:}, are stored as SHA-256 digests.
  * <p>
  * Fingerprints and results live in a hash beside the entry ({@link KeyDetailsScripts#detailsKey}),
  * written by the claim's holder only and expiring with the entry: the hash takes the entry's

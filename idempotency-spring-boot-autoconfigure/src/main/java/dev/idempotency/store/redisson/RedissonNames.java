@@ -4,7 +4,8 @@ import dev.idempotency.core.IdempotencyKey;
 
 /**
  * The Redis names of keys in this package: {@code <prefix><namespace>:<key>}, with key parts longer
- * than {@value #MAX_KEY_LENGTH} characters stored as SHA-256 digests and a {@code :} or {@code %}
+ * than {@value #MAX_KEY_LENGTH} characters or starting with {@code sha256:} stored as SHA-256
+ * digests ({@link IdempotencyKey#digestedBeyond}) and a {@code :} or {@code %}
  * in the namespace percent-encoded, so that the first {@code :} after the prefix always ends the
  * namespace and two keys never share a name.
  */

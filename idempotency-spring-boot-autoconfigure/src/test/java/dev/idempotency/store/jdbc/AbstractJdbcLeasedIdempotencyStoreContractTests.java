@@ -380,6 +380,45 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 		assertThat(this.store.markCompleted(key, RETENTION)).as("only parked keys are marked").isFalse();
 	}
 
+	/**
+	 * A long key is listed by its digest, often the only name a person has for it; passed back, the
+	 * listed digest still names that record, though a literal key {@code sha256:...} is stored
+	 * digested.
+	 */
+	@Test
+	void parkedLongKeyIsReleasedAndMarkedByTheDigestItIsListedAs() {
+		IdempotencyKey released = new IdempotencyKey("n".repeat(300), "r".repeat(300));
+		IdempotencyKey marked = key("m".repeat(300));
+		claim(released);
+		claim(marked);
+		endLeases();
+		for (UnfinishedClaim held : this.store.takeOver(10, HOLD)) {
+			this.store.settle(held, Verdict.MANUAL, RETENTION);
+		}
+		IdempotencyKey releasedAsListed = released.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		IdempotencyKey markedAsListed = marked.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		assertThat(this.store.parked(null, 10)).extracting(ParkedKey::key)
+			.containsExactlyInAnyOrder(releasedAsListed, markedAsListed);
+		assertThat(this.store.release(releasedAsListed)).isTrue();
+		assertThat(this.store.markCompleted(markedAsListed, RETENTION)).isTrue();
+		assertThat(this.store.parked(null, 10)).isEmpty();
+		assertThat(claim(released).status()).isEqualTo(Status.CLAIMED);
+		assertThat(claim(marked).status()).isEqualTo(Status.DUPLICATE);
+	}
+
+	/** A parked key that starts with {@code sha256:} is stored digested and handled by its own name. */
+	@Test
+	void parkedKeyStartingWithTheDigestPrefixIsHandledByItsOwnName() {
+		IdempotencyKey literal = key(sha256("some content"));
+		claim(literal);
+		endLeases();
+		this.store.settle(this.store.takeOver(10, HOLD).get(0), Verdict.MANUAL, RETENTION);
+		assertThat(this.store.parked(null, 10)).extracting(ParkedKey::key)
+			.containsExactly(literal.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH));
+		assertThat(this.store.markCompleted(literal, RETENTION)).isTrue();
+		assertThat(claim(literal).status()).isEqualTo(Status.DUPLICATE);
+	}
+
 	@Test
 	void parkedKeysAreListedOldestFirstUpToTheLimit() {
 		for (int i = 0; i < 3; i++) {

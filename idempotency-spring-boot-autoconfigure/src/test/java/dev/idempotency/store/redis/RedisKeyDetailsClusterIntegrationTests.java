@@ -1,12 +1,15 @@
 package dev.idempotency.store.redis;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.core.IdempotencyKey;
+import dev.idempotency.core.KeyRecord;
+import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.support.KeyDetailsScripts;
 import dev.idempotency.testsupport.LocalRedisCluster;
@@ -21,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Redis store's key details (fingerprints, stored results) on a local 3-primary, 3-replica Redis
  * Cluster, through the Lettuce cluster client that Spring Boot configures from
  * {@code spring.data.redis.cluster.nodes}: the entries spread over every primary, and each entry's
- * details hash, {@code {<entry>}:details}, sits in the entry's slot, on the entry's primary, so the
- * scripts that touch both run on one node.
+ * details hash ({@code {<entry>}:details} for the usual entry, see
+ * {@link KeyDetailsScripts#detailsKey}) sits in the entry's slot, on the entry's primary, so the
+ * scripts that touch both run on one node, whatever braces the key contains.
  */
 class RedisKeyDetailsClusterIntegrationTests extends AbstractRedisKeyDetailsIntegrationTests {
 
@@ -85,6 +89,38 @@ class RedisKeyDetailsClusterIntegrationTests extends AbstractRedisKeyDetailsInte
 			assertThat(KeyDetailsScripts.detailsKey(entry)).isEqualTo(entry + ":details");
 			assertThat(keySlot(KeyDetailsScripts.detailsKey(entry))).isEqualTo(keySlot(tag));
 			assertThat(keySlot(entry)).isEqualTo(keySlot(tag));
+		}
+	}
+
+	/**
+	 * Keys with braces, with and without a hash tag of their own: every script that touches an
+	 * entry and its details hash runs (a cluster refuses one whose keys are in two slots with
+	 * {@code CROSSSLOT}), and the hash is in the entry's slot, as the server computes it.
+	 */
+	@Test
+	void keysWithBracesAreClaimedRecordedInspectedAndReleased() {
+		for (String value : List.of("x}", "{}z", "{a}b", "}{", "}", "{}", "a}{b}", "{", "{}{c}")) {
+			IdempotencyKey key = key(value);
+			String entry = this.store.storageKey(key);
+			ClaimResult claim = this.store.claim(key, LEASE, RETENTION);
+			assertThat(claim.status()).as(entry).isEqualTo(Status.CLAIMED);
+			this.store.recordFingerprint(key, claim, FINGERPRINT_A);
+			this.store.recordResult(key, claim, "\"" + value + "\"");
+			assertThat(this.store.renew(key, claim, LEASE)).isTrue();
+			this.store.complete(key, claim, RETENTION);
+			assertThat(this.store.claim(key, LEASE, RETENTION).status()).isEqualTo(Status.DUPLICATE);
+			assertThat(this.store.recorded(key)).isEqualTo(new RecordedKey(FINGERPRINT_A, "\"" + value + "\""));
+			assertThat(this.store.inspect(key)).satisfies((record) -> {
+				assertThat(record.status()).isEqualTo(KeyRecord.Status.COMPLETED);
+				assertThat(record.fingerprintPresent()).isTrue();
+				assertThat(record.resultPresent()).isTrue();
+			});
+			assertThat(this.store.release(key, false)).isEqualTo(KeyRelease.RELEASED);
+			assertThat(this.store.inspect(key)).isNull();
+			assertThat(this.cluster.cli(this.cluster.primaryOf(entry), "EXISTS",
+					KeyDetailsScripts.detailsKey(entry)).trim()).isEqualTo("0");
+			assertThat(this.store.claim(key, LEASE, RETENTION).status()).isEqualTo(Status.CLAIMED);
+			assertThat(keySlot(KeyDetailsScripts.detailsKey(entry))).as(entry).isEqualTo(keySlot(entry));
 		}
 	}
 
