@@ -2,7 +2,6 @@ package dev.idempotency.autoconfigure;
 
 import java.util.List;
 
-import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.FailureClassifier;
@@ -53,8 +52,9 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * @since 0.1.0
  */
-@AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class,
-		afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
+// After the stores: IdempotencyStoreAutoConfiguration says so (before = this class), so that this
+// package does not depend on its sub-package.
+@AutoConfiguration(afterName = "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ IdempotencyProperties.class, IdempotencyFailClosedProperties.class })
 public final class IdempotencyAutoConfiguration {

@@ -74,6 +74,12 @@ class ArchitectureTests {
 		}
 	}
 
+	/** Every package is a slice: no two packages depend on each other, directly or through others. */
+	@Test
+	void noPackageCycles() {
+		check(slices().matching(ROOT + ".(**)").should().beFreeOfCycles());
+	}
+
 	@Test
 	void onlyAutoconfigureDependsOnSpringBoot() {
 		check(noClasses().that()

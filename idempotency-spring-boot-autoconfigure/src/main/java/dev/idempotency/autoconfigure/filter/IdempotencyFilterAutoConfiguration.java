@@ -9,7 +9,6 @@ import java.util.Map;
 
 import com.google.common.hash.BloomFilter;
 import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaProperties;
-import dev.idempotency.autoconfigure.redisson.IdempotencyRedissonAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.DuplicateFilter;
@@ -45,7 +44,9 @@ import org.springframework.util.function.SingletonSupplier;
  *
  * @since 0.2.0
  */
-@AutoConfiguration(after = { IdempotencyStoreAutoConfiguration.class, IdempotencyRedissonAutoConfiguration.class },
+// After the Redisson auto-configuration too: it says so (before = this class), as it depends on this
+// package's layer condition.
+@AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnBooleanProperty(name = "idempotency.filter.enabled")
 @EnableConfigurationProperties({ IdempotencyFilterProperties.class, IdempotencyKafkaProperties.class })

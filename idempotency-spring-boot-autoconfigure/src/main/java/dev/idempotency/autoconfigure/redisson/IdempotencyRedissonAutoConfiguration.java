@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.redisson;
 
 import dev.idempotency.autoconfigure.filter.ConditionalOnFilterLayer;
+import dev.idempotency.autoconfigure.filter.IdempotencyFilterAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
@@ -33,7 +34,7 @@ import org.springframework.core.env.Environment;
  *
  * @since 0.2.0
  */
-@AutoConfiguration(before = IdempotencyStoreAutoConfiguration.class,
+@AutoConfiguration(before = { IdempotencyStoreAutoConfiguration.class, IdempotencyFilterAutoConfiguration.class },
 		afterName = { "org.redisson.spring.starter.RedissonAutoConfiguration",
 				"org.redisson.spring.starter.RedissonAutoConfigurationV2",
 				"org.redisson.spring.starter.RedissonAutoConfigurationV4",

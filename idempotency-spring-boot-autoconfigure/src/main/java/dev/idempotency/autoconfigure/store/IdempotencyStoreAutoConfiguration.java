@@ -1,5 +1,7 @@
 package dev.idempotency.autoconfigure.store;
 
+import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Import;
@@ -12,7 +14,8 @@ import org.springframework.context.annotation.Import;
  *
  * @since 0.1.0
  */
-@AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+@AutoConfiguration(before = IdempotencyAutoConfiguration.class,
+		afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
 		"org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
 		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
