@@ -17,6 +17,7 @@ import dev.idempotency.testsupport.TestRedisConnections;
 import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -120,10 +121,21 @@ class RedisStreamOutageHealthIntegrationTests {
 			.until(() -> sample(cutAt, health, meters) >= restoreAt);
 		this.proxy.restore();
 		long restoredAt = System.nanoTime();
-		await().atMost(15, TimeUnit.SECONDS)
-			.pollInterval(Duration.ofMillis(100))
-			.until(() -> sample(cutAt, health, meters) > 0 && isUpAndSettled(health.health()) && gauge(meters) == 1
-					&& listener.appliedAt().containsKey("during"));
+		try {
+			// One step at a time, so that a timeout names what did not recover.
+			await("the gauge back at 1").atMost(30, TimeUnit.SECONDS)
+				.pollInterval(Duration.ofMillis(100))
+				.until(() -> sample(cutAt, health, meters) > 0 && gauge(meters) == 1);
+			await("the entry added during the outage applied").atMost(30, TimeUnit.SECONDS)
+				.until(() -> listener.appliedAt().containsKey("during"));
+			await("idempotencyStreams UP and settled").atMost(30, TimeUnit.SECONDS)
+				.pollInterval(Duration.ofMillis(100))
+				.until(() -> sample(cutAt, health, meters) > 0 && isUpAndSettled(health.health()));
+		}
+		catch (ConditionTimeoutException ex) {
+			throw new AssertionError(ex.getMessage() + "; samples: " + describe(cutAt, restoredAt) + "; health now: "
+					+ health.health(), ex);
+		}
 
 		long from = cutAt + REDIS_TIMEOUT.plus(THRESHOLD).plus(MARGIN).toNanos();
 		List<Sample> outage = this.samples.stream().filter((sample) -> sample.at >= from && sample.at < restoredAt).toList();
