@@ -99,6 +99,9 @@ class RedisStreamOutageHealthIntegrationTests {
 					"spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 					"idempotency.store.type=in-memory", "idempotency.redis.stream.poll-timeout=500ms",
 					"idempotency.redis.stream.recovery-back-off=200ms", "idempotency.redis.stream.claim-interval=500ms",
+					// The entry added at the cut may be taken by the read the cut cuts off: it is then pending in
+					// the consumer, and the recovery claims it after min-idle (1m by default).
+					"idempotency.redis.stream.min-idle=2s",
 					"idempotency.health.streams.inactive-threshold=" + THRESHOLD.toMillis() + "ms",
 					"it.stream=" + this.stream)
 			.run();
