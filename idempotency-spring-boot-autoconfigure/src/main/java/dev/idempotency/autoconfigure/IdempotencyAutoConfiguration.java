@@ -8,8 +8,10 @@ import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.InfrastructureFailureTypes;
 import dev.idempotency.core.InvocationObserver;
 import dev.idempotency.core.KeyResolver;
+import dev.idempotency.core.MessageTransport;
 import dev.idempotency.support.BeanFactoryIdempotencyStoreResolver;
 import dev.idempotency.support.ClaimGuards;
 import dev.idempotency.support.DefaultFailureClassifier;
@@ -23,6 +25,7 @@ import dev.idempotency.support.IdempotencyTransactionManagerResolver;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.IdempotentMethodsVerifier;
 import dev.idempotency.support.KeyDetailsCodec;
+import dev.idempotency.support.MessageTransports;
 import dev.idempotency.support.PayloadFingerprints;
 import dev.idempotency.support.SpelKeyResolver;
 import dev.idempotency.support.StoredResults;
@@ -48,7 +51,8 @@ import org.springframework.util.function.SingletonSupplier;
  * Auto-configuration of {@code @Idempotent}: the advisor (infrastructure, created early and cheaply),
  * the interceptor behind it (created at first use), the key resolver, a start-up check that every
  * annotated method has a store, and fail-closed (the failure classifier every adapter shares and the
- * listeners' circuits).
+ * listeners' circuits). The message transports and the technologies' infrastructure failure types
+ * are registered by each technology's own auto-configuration and found here as beans.
  *
  * @since 0.1.0
  */
@@ -78,7 +82,7 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<IdempotencyListener> listeners, ObjectProvider<ArgumentAcknowledgerResolver> acknowledgers,
 			ObjectProvider<DuplicateFilterChain> filters, ObjectProvider<IdempotencyLock> lock,
 			ObjectProvider<KeyDetailsCodec> keyDetails, ObjectProvider<InvocationObserver> observer,
-			ConfigurableListableBeanFactory beanFactory) {
+			ObjectProvider<MessageTransport> transports, ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
 				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint())
 			.withCountDuplicates(properties.isDuplicateAccounting());
@@ -89,7 +93,8 @@ public final class IdempotencyAutoConfiguration {
 		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver,
 				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList,
 				() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()),
-				keyDetails::getIfAvailable, () -> observer.getIfUnique(() -> InvocationObserver.NONE));
+				keyDetails::getIfAvailable, () -> observer.getIfUnique(() -> InvocationObserver.NONE),
+				() -> MessageTransports.from(transports));
 	}
 
 	@Bean
@@ -114,9 +119,10 @@ public final class IdempotencyAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(FailureClassifier.class)
-	DefaultFailureClassifier idempotencyFailureClassifier(IdempotencyFailClosedProperties properties) {
-		return new DefaultFailureClassifier(properties.getInfrastructureExceptions(),
-				properties.getMessageExceptions());
+	DefaultFailureClassifier idempotencyFailureClassifier(IdempotencyFailClosedProperties properties,
+			ObjectProvider<InfrastructureFailureTypes> technologies) {
+		return new DefaultFailureClassifier(technologies.orderedStream().toList(),
+				properties.getInfrastructureExceptions(), properties.getMessageExceptions());
 	}
 
 	@Bean

@@ -10,9 +10,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import dev.idempotency.core.MessageTransport;
 import dev.idempotency.support.IdempotentBeanMethods;
 import dev.idempotency.support.IdempotentBeanMethods.BeanMethod;
 import dev.idempotency.support.IdempotentMethod;
+import dev.idempotency.support.MessageTransports;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -50,8 +52,10 @@ final class IdempotentKafkaListeners {
 	 */
 	static List<IdempotentKafkaListener> find(ConfigurableListableBeanFactory beanFactory, Duration defaultRetention) {
 		List<IdempotentKafkaListener> found = new ArrayList<>();
+		// The registered transports, as the interceptor asks them: the namespaces checked are the ones used
+		MessageTransports transports = MessageTransports.from(beanFactory.getBeanProvider(MessageTransport.class));
 		for (BeanMethod method : IdempotentBeanMethods.find(beanFactory)) {
-			IdempotentKafkaListener listener = listener(beanFactory, method.userType(), method.method(),
+			IdempotentKafkaListener listener = listener(beanFactory, transports, method.userType(), method.method(),
 					defaultRetention);
 			if (listener != null) {
 				found.add(listener);
@@ -61,7 +65,7 @@ final class IdempotentKafkaListeners {
 	}
 
 	private static @Nullable IdempotentKafkaListener listener(ConfigurableListableBeanFactory beanFactory,
-			Class<?> userType, Method method, Duration defaultRetention) {
+			MessageTransports transports, Class<?> userType, Method method, Duration defaultRetention) {
 		Set<KafkaListener> annotations = AnnotatedElementUtils.findMergedRepeatableAnnotations(method,
 				KafkaListener.class);
 		if (annotations.isEmpty() && AnnotatedElementUtils.hasAnnotation(method, KafkaHandler.class)) {
@@ -75,7 +79,8 @@ final class IdempotentKafkaListeners {
 		String namespace;
 		String identity;
 		try {
-			IdempotentMethod metadata = IdempotentMethod.of(method, userType, beanFactory::resolveEmbeddedValue);
+			IdempotentMethod metadata = IdempotentMethod.of(method, userType, transports,
+					beanFactory::resolveEmbeddedValue);
 			retention = (metadata.retention() != null) ? metadata.retention() : defaultRetention;
 			namespace = metadata.namespace();
 			identity = metadata.listener();

@@ -1,16 +1,22 @@
 package dev.idempotency.support;
 
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.FailureKind;
+import dev.idempotency.core.InfrastructureFailureTypes;
 import dev.idempotency.core.NonRetryableIdempotencyException;
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +25,6 @@ import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.dao.RecoverableDataAccessException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.transaction.CannotCreateTransactionException;
-import org.springframework.util.ClassUtils;
 
 /**
  * The starter's {@link FailureClassifier}: walks the failure's cause chain, outermost first, and
@@ -38,8 +43,11 @@ import org.springframework.util.ClassUtils;
  * also covers a commit that failed on a lost connection, whose outcome is unknown;</li>
  * <li>{@link java.net.SocketException} (refused, reset), {@link java.net.SocketTimeoutException},
  * {@link java.net.UnknownHostException}, {@link java.nio.channels.ClosedChannelException};</li>
- * <li>the connection and timeout exceptions of Lettuce, Jedis and Redisson and Kafka's
- * {@code RetriableException}, by name, when they are on the class path;</li>
+ * <li>a type contributed by a technology ({@link InfrastructureFailureTypes}): the auto-configuration
+ * registers the connection and timeout exceptions of Lettuce, Jedis and Redisson, and Kafka's
+ * {@code RetriableException} (through its {@code MessageTransport}), each when its library is on
+ * the class path; a classifier created with one of the constructors that take none knows none of
+ * them;</li>
  * <li>a type listed as infrastructure by the application.</li>
  * </ul>
  * A type listed as the message's by the application, or a {@link NonRetryableIdempotencyException}
@@ -51,14 +59,6 @@ import org.springframework.util.ClassUtils;
  */
 public final class DefaultFailureClassifier implements FailureClassifier {
 
-	/** The infrastructure types known by name, so that none of their libraries is required. */
-	static final List<String> INFRASTRUCTURE_TYPE_NAMES = List.of("java.net.SocketException",
-			"java.net.SocketTimeoutException", "java.net.UnknownHostException",
-			"java.nio.channels.ClosedChannelException", "io.lettuce.core.RedisConnectionException",
-			"io.lettuce.core.RedisCommandTimeoutException", "redis.clients.jedis.exceptions.JedisConnectionException",
-			"org.redisson.client.RedisConnectionException", "org.redisson.client.RedisTimeoutException",
-			"org.apache.kafka.common.errors.RetriableException");
-
 	private static final List<String> INFRASTRUCTURE_SQL_STATE_PREFIXES = List.of("08", "53", "57", "HYT0",
 			"40001", "40P01");
 
@@ -68,27 +68,55 @@ public final class DefaultFailureClassifier implements FailureClassifier {
 
 	private final List<Class<?>> messageTypes;
 
-	/** Creates the classifier with the default types only. */
+	/**
+	 * Creates the classifier with the JDK's, Spring's and JDBC's types only: no client library's
+	 * (those arrive from the auto-configuration, see
+	 * {@link #DefaultFailureClassifier(List, List, List)}).
+	 */
 	public DefaultFailureClassifier() {
-		this(List.of(), List.of());
+		this(List.of(), List.of(), List.of());
 	}
 
 	/**
-	 * Creates the classifier with types of the application's own.
+	 * Creates the classifier with types of the application's own, and no client library's.
 	 * @param infrastructureTypes further types that are the infrastructure's
 	 * @param messageTypes types that are the message's even where a cause is infrastructure's;
 	 * checked first
 	 */
 	public DefaultFailureClassifier(List<Class<? extends Throwable>> infrastructureTypes,
 			List<Class<? extends Throwable>> messageTypes) {
-		List<Class<?>> infrastructure = new ArrayList<>(List.of(TransientDataAccessException.class,
+		this(List.of(), infrastructureTypes, messageTypes);
+	}
+
+	/**
+	 * Creates the classifier with the types of the technologies on the class path.
+	 * @param technologies the types the technologies contribute (the {@code InfrastructureFailureTypes}
+	 * and {@code MessageTransport} beans)
+	 * @since 0.2.0
+	 */
+	public DefaultFailureClassifier(List<? extends InfrastructureFailureTypes> technologies) {
+		this(technologies, List.of(), List.of());
+	}
+
+	/**
+	 * Creates the classifier with the types of the technologies on the class path and the
+	 * application's own.
+	 * @param technologies the types the technologies contribute (the {@code InfrastructureFailureTypes}
+	 * and {@code MessageTransport} beans)
+	 * @param infrastructureTypes further types that are the infrastructure's
+	 * @param messageTypes types that are the message's even where a cause is infrastructure's;
+	 * checked first
+	 * @since 0.2.0
+	 */
+	public DefaultFailureClassifier(List<? extends InfrastructureFailureTypes> technologies,
+			List<Class<? extends Throwable>> infrastructureTypes, List<Class<? extends Throwable>> messageTypes) {
+		Set<Class<?>> infrastructure = new LinkedHashSet<>(List.of(TransientDataAccessException.class,
 				DataAccessResourceFailureException.class, RecoverableDataAccessException.class,
-				CannotCreateTransactionException.class, SQLTransientException.class, SQLRecoverableException.class));
-		ClassLoader classLoader = DefaultFailureClassifier.class.getClassLoader();
-		for (String name : INFRASTRUCTURE_TYPE_NAMES) {
-			if (ClassUtils.isPresent(name, classLoader)) {
-				infrastructure.add(ClassUtils.resolveClassName(name, classLoader));
-			}
+				CannotCreateTransactionException.class, SQLTransientException.class, SQLRecoverableException.class,
+				SocketException.class, SocketTimeoutException.class, UnknownHostException.class,
+				ClosedChannelException.class));
+		for (InfrastructureFailureTypes technology : technologies) {
+			infrastructure.addAll(technology.infrastructureFailureTypes());
 		}
 		infrastructure.addAll(infrastructureTypes);
 		this.infrastructureTypes = List.copyOf(infrastructure);
@@ -116,7 +144,8 @@ public final class DefaultFailureClassifier implements FailureClassifier {
 
 	/**
 	 * The types this classifier calls the infrastructure's, for the documentation and its test.
-	 * @return the types, defaults first
+	 * @return the types: the JDK's, Spring's and JDBC's, then the technologies', then the
+	 * application's, each once
 	 */
 	public List<Class<?>> infrastructureTypes() {
 		return this.infrastructureTypes;

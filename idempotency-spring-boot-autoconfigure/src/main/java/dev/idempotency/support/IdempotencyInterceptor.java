@@ -147,11 +147,40 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
 			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
 			Supplier<@Nullable KeyDetailsCodec> keyDetails, Supplier<InvocationObserver> observer) {
+		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers, guards,
+				keyDetails, observer, MessageTransports::none);
+	}
+
+	/**
+	 * Creates an interceptor whose default namespaces name listeners by the ids their transports'
+	 * annotations give them. The other constructors know no transport: their default namespaces
+	 * name the class and method.
+	 * @param defaults retention, lease and fingerprint for annotations that do not set them
+	 * @param keyResolver resolves keys
+	 * @param stores finds the store of a method
+	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
+	 * @param listeners told every outcome
+	 * @param placeholders resolves {@code ${...}} in annotation attributes
+	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
+	 * @param guards the filters and lock, looked up at the first invocation
+	 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
+	 * invocation that needs it; supplies {@code null} without Jackson
+	 * @param observer observes each call, looked up at the first invocation;
+	 * {@link InvocationObserver#NONE} observes nothing
+	 * @param transports the registered message transports, looked up at the first invocation
+	 * @since 0.2.0
+	 */
+	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
+			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
+			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
+			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
+			Supplier<@Nullable KeyDetailsCodec> keyDetails, Supplier<InvocationObserver> observer,
+			Supplier<MessageTransports> transports) {
 		this.defaults = defaults;
 		this.keyResolver = keyResolver;
 		this.claimPaths = new ClaimPath.Cache(stores, transactionManagers);
 		this.listeners = listeners;
-		this.methods = new IdempotentMethodCache(placeholders, defaults.fingerprint());
+		this.methods = new IdempotentMethodCache(placeholders, defaults.fingerprint(), transports);
 		this.acknowledgers = new AcknowledgerLookup(acknowledgerResolvers);
 		this.guards = SingletonSupplier.of(guards);
 		this.keyDetails = new KeyDetailsSupport(

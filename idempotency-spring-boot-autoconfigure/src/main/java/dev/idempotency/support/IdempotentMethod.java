@@ -1,6 +1,5 @@
 package dev.idempotency.support;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -17,10 +16,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
-import org.springframework.core.annotation.RepeatableContainers;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.StringValueResolver;
 
@@ -31,8 +26,8 @@ import org.springframework.util.StringValueResolver;
  * @param keyExpression the key expression, possibly empty
  * @param namespace the explicit namespace, or {@code null} to take the delivery's
  * @param fallbackNamespace {@code SimpleClassName#method}, used when neither is set
- * @param listenerId the id of the method's listener ({@code @KafkaListener(id)},
- * {@code @RedisStreamListener(id)}), or {@code null} when it names none
+ * @param listenerId the id of the method's listener, read through its transport
+ * ({@code @KafkaListener(id)}, {@code @RedisStreamListener(id)}), or {@code null} when it names none
  * @param retention how long processed keys are kept, or {@code null} for the default
  * @param lease how long an in-progress claim holds the key, or {@code null} for the default
  * @param onDuplicate the duplicate policy
@@ -51,29 +46,28 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 		@Nullable String fingerprintExpression) {
 
 	/**
-	 * The listener annotations whose {@code id} names a listener, by name: {@code support} sits below
-	 * the adapters and spring-kafka is optional.
-	 */
-	private static final List<String> LISTENER_ANNOTATIONS = List.of("org.springframework.kafka.annotation.KafkaListener",
-			"dev.idempotency.redis.stream.RedisStreamListener");
-
-	/**
 	 * Reads the annotation of {@code method}.
 	 * @param method the method, possibly a bridge or an interface method
 	 * @param targetClass the class the method is invoked on
+	 * @param transports the registered transports, whose listener annotations name the method's
+	 * listener
 	 * @param placeholders resolves {@code ${...}} in the annotation's strings
 	 * @return the metadata
 	 * @throws IllegalStateException if the method is not annotated, returns an asynchronous type, or
 	 * has a malformed retention or lease
+	 * @since 0.2.0
 	 */
-	public static IdempotentMethod of(Method method, Class<?> targetClass, StringValueResolver placeholders) {
-		return of(method, targetClass, placeholders, null);
+	public static IdempotentMethod of(Method method, Class<?> targetClass, MessageTransports transports,
+			StringValueResolver placeholders) {
+		return of(method, targetClass, transports, placeholders, null);
 	}
 
 	/**
 	 * Reads the annotation of {@code method}, with a default fingerprint expression.
 	 * @param method the method, possibly a bridge or an interface method
 	 * @param targetClass the class the method is invoked on
+	 * @param transports the registered transports, whose listener annotations name the method's
+	 * listener
 	 * @param placeholders resolves {@code ${...}} in the annotation's strings
 	 * @param defaultFingerprint the fingerprint expression of methods whose annotation sets none
 	 * ({@code idempotency.fingerprint}), or {@code null} for none
@@ -82,8 +76,8 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 	 * has a malformed retention or lease
 	 * @since 0.2.0
 	 */
-	public static IdempotentMethod of(Method method, Class<?> targetClass, StringValueResolver placeholders,
-			@Nullable String defaultFingerprint) {
+	public static IdempotentMethod of(Method method, Class<?> targetClass, MessageTransports transports,
+			StringValueResolver placeholders, @Nullable String defaultFingerprint) {
 		Idempotent annotation = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
 		if (annotation == null) {
 			throw new IllegalStateException(method + " is not annotated with @Idempotent");
@@ -96,7 +90,8 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 		}
 		String namespace = resolve(annotation.namespace(), placeholders);
 		return new IdempotentMethod(annotation.key(), namespace.isEmpty() ? null : namespace,
-				targetClass.getSimpleName() + "#" + method.getName(), listenerId(method, targetClass, placeholders),
+				targetClass.getSimpleName() + "#" + method.getName(),
+				listenerId(method, targetClass, transports, placeholders),
 				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
 				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(),
 				resolve(annotation.store(), placeholders), skippedValue(returnType), batchParameter(method),
@@ -148,22 +143,13 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 
 	/**
 	 * The {@code id} of the method's listener annotation, or of its class's for a class-level
-	 * listener ({@code @KafkaHandler} methods).
+	 * listener ({@code @KafkaHandler} methods), placeholders resolved; {@code null} when it names none.
 	 */
-	private static @Nullable String listenerId(Method method, Class<?> targetClass, StringValueResolver placeholders) {
-		for (String type : LISTENER_ANNOTATIONS) {
-			MergedAnnotation<Annotation> listener = MergedAnnotations
-				.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
-				.get(type);
-			if (!listener.isPresent()) {
-				listener = MergedAnnotations.from(targetClass, SearchStrategy.TYPE_HIERARCHY).get(type);
-			}
-			if (listener.isPresent()) {
-				String id = resolve(listener.getString("id"), placeholders);
-				return id.isEmpty() ? null : id;
-			}
-		}
-		return null;
+	private static @Nullable String listenerId(Method method, Class<?> targetClass, MessageTransports transports,
+			StringValueResolver placeholders) {
+		String declared = transports.listenerId(method, targetClass);
+		String id = (declared != null) ? resolve(declared, placeholders) : "";
+		return id.isEmpty() ? null : id;
 	}
 
 	private static int batchParameter(Method method) {

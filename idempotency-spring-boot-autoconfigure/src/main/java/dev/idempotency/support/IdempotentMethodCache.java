@@ -3,12 +3,14 @@ package dev.idempotency.support;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodClassKey;
 import org.springframework.util.StringValueResolver;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The {@link IdempotentMethod} of each {@code @Idempotent} method, read from its annotation on
@@ -24,14 +26,19 @@ final class IdempotentMethodCache {
 
 	private final @Nullable String defaultFingerprint;
 
+	private final Supplier<MessageTransports> transports;
+
 	/**
 	 * Creates an empty cache.
 	 * @param placeholders resolves {@code ${...}} in annotation attributes
 	 * @param defaultFingerprint the fingerprint expression of methods whose annotation sets none
+	 * @param transports the registered transports, looked up at the first miss
 	 */
-	IdempotentMethodCache(StringValueResolver placeholders, @Nullable String defaultFingerprint) {
+	IdempotentMethodCache(StringValueResolver placeholders, @Nullable String defaultFingerprint,
+			Supplier<MessageTransports> transports) {
 		this.placeholders = placeholders;
 		this.defaultFingerprint = defaultFingerprint;
+		this.transports = SingletonSupplier.of(transports);
 	}
 
 	/**
@@ -47,8 +54,8 @@ final class IdempotentMethodCache {
 		IdempotentMethod cached = this.methods.get(key);
 		// Read before computing: a capturing lambda on every message is garbage on the hot path.
 		return (cached != null) ? cached : this.methods.computeIfAbsent(key, (missing) -> IdempotentMethod
-			.of(AopUtils.getMostSpecificMethod(method, targetClass), targetClass, this.placeholders,
-					this.defaultFingerprint));
+			.of(AopUtils.getMostSpecificMethod(method, targetClass), targetClass, this.transports.get(),
+					this.placeholders, this.defaultFingerprint));
 	}
 
 }

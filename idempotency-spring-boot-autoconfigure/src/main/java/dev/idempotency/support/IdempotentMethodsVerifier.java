@@ -1,6 +1,5 @@
 package dev.idempotency.support;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +12,7 @@ import java.util.Set;
 import dev.idempotency.annotation.IdempotencyMode;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
+import dev.idempotency.core.MessageTransport;
 import dev.idempotency.support.IdempotentBeanMethods.BeanMethod;
 import org.jspecify.annotations.Nullable;
 
@@ -23,9 +23,6 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -39,9 +36,6 @@ import org.springframework.transaction.PlatformTransactionManager;
  * @since 0.1.0
  */
 public class IdempotentMethodsVerifier implements SmartInitializingSingleton, BeanFactoryAware {
-
-	/** By name: spring-kafka is optional. */
-	private static final String KAFKA_LISTENER = "org.springframework.kafka.annotation.KafkaListener";
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -60,17 +54,18 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 		SpelKeyResolver payloadExpressions = (keyResolver instanceof SpelKeyResolver spel) ? spel
 				: new SpelKeyResolver();
 		String defaultFingerprint = beanFactory.resolveEmbeddedValue("${idempotency.fingerprint:}");
+		MessageTransports transports = MessageTransports.from(beanFactory.getBeanProvider(MessageTransport.class));
 		Map<Target, List<String>> methodsByTarget = new LinkedHashMap<>();
 		Map<Target, List<String>> recordingByTarget = new LinkedHashMap<>();
 		Map<String, Set<Method>> methodsByDefaultNamespace = new LinkedHashMap<>();
 		Map<String, Class<?>> advisedBeans = new LinkedHashMap<>();
 		for (BeanMethod found : IdempotentBeanMethods.find(beanFactory)) {
 			advisedBeans.put(found.beanName(), found.userType());
-			IdempotentMethod metadata = IdempotentMethod.of(found.method(), found.userType(),
+			IdempotentMethod metadata = IdempotentMethod.of(found.method(), found.userType(), transports,
 					beanFactory::resolveEmbeddedValue, defaultFingerprint);
 			keyResolver.validate(metadata.keyExpression(), found.method());
 			if (metadata.recordsKeyDetails()) {
-				verifyRecordsKeyDetails(beanFactory, payloadExpressions, metadata, found);
+				verifyRecordsKeyDetails(beanFactory, payloadExpressions, transports, metadata, found);
 				recordingByTarget.computeIfAbsent(new Target(metadata.storeName(), metadata.mode()),
 						(target) -> new ArrayList<>())
 					.add(found.describe());
@@ -129,18 +124,15 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 	 * refused at the first batch).
 	 */
 	private static void verifyRecordsKeyDetails(ConfigurableListableBeanFactory beanFactory,
-			SpelKeyResolver payloadExpressions, IdempotentMethod metadata, BeanMethod found) {
+			SpelKeyResolver payloadExpressions, MessageTransports transports, IdempotentMethod metadata,
+			BeanMethod found) {
 		if (beanFactory.getBeanNamesForType(KeyDetailsCodec.class, false, false).length == 0) {
 			throw new IllegalStateException(KeyDetailsSupport.noCodecMessage("[" + found.describe() + "]"));
 		}
 		if (metadata.fingerprintExpression() != null) {
 			payloadExpressions.validatePayload(metadata.fingerprintExpression(), found.method());
 		}
-		MergedAnnotation<Annotation> kafkaListener = MergedAnnotations
-			.from(found.method(), SearchStrategy.TYPE_HIERARCHY)
-			.get(KAFKA_LISTENER);
-		if (kafkaListener.isPresent()
-				&& "true".equalsIgnoreCase(beanFactory.resolveEmbeddedValue(kafkaListener.getString("batch")))) {
+		if (transports.isBatchListener(found.method(), beanFactory::resolveEmbeddedValue)) {
 			throw new IllegalStateException(BatchInvocation.batchRefusal(found.describe()));
 		}
 	}

@@ -170,6 +170,24 @@ class ArchitectureTests {
 	}
 
 	@Test
+	void onlyKafkaAndTheOutboxKafkaSenderUseTheKafkaClient() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox.kafka..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.apache.kafka.."));
+	}
+
+	@Test
+	void onlyRedisPackagesUseTheRedisClients() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..", AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("io.lettuce..", "redis.clients.."));
+	}
+
+	@Test
 	void onlyRedisPackagesUseSpringDataRedis() {
 		check(noClasses().that()
 			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..", AUTOCONFIGURE)

@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
+import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaTransportAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
@@ -42,7 +43,8 @@ class KeyDetailsStartUpTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyKafkaTransportAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true")
 		.withUserConfiguration(JdbcTransactionManagerConfiguration.class);
 

@@ -48,6 +48,7 @@ class SharedTopicNamespaceVerifierTests {
 	private static void verify(Class<?> listeners) {
 		DefaultListableBeanFactory beanFactory = new DefaultListableBeanFactory();
 		beanFactory.registerBeanDefinition("listeners", new RootBeanDefinition(listeners));
+		beanFactory.registerSingleton("kafkaTransport", new KafkaMessageTransport());
 		new SharedTopicNamespaceVerifier(beanFactory).afterSingletonsInstantiated();
 	}
 

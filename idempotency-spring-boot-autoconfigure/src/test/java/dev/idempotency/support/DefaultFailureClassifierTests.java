@@ -1,6 +1,7 @@
 package dev.idempotency.support;
 
 import java.net.ConnectException;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -8,11 +9,19 @@ import java.util.List;
 
 import dev.idempotency.core.FailureKind;
 import dev.idempotency.core.IdempotencyStoreException;
+import dev.idempotency.core.InfrastructureFailureTypes;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
+import dev.idempotency.kafka.KafkaMessageTransport;
+import dev.idempotency.redis.stream.RedisStreamMessageTransport;
+import dev.idempotency.store.redis.JedisFailureTypes;
+import dev.idempotency.store.redis.LettuceFailureTypes;
+import dev.idempotency.store.redisson.RedissonFailureTypes;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import org.apache.kafka.common.errors.NetworkException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -28,23 +37,66 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class DefaultFailureClassifierTests {
 
-	private final DefaultFailureClassifier classifier = new DefaultFailureClassifier();
+	/** What the auto-configuration contributes with every technology on the class path. */
+	private static final List<InfrastructureFailureTypes> TECHNOLOGIES = List.of(new KafkaMessageTransport(),
+			new RedisStreamMessageTransport(), new LettuceFailureTypes(), new JedisFailureTypes(),
+			new RedissonFailureTypes());
+
+	private final DefaultFailureClassifier classifier = new DefaultFailureClassifier(TECHNOLOGIES);
 
 	@Test
 	void defaultInfrastructureTypesArePinned() {
-		assertThat(this.classifier.infrastructureTypes()).extracting(Class::getName)
+		assertThat(new DefaultFailureClassifier().infrastructureTypes()).extracting(Class::getName)
 			.containsExactly("org.springframework.dao.TransientDataAccessException",
 					"org.springframework.dao.DataAccessResourceFailureException",
 					"org.springframework.dao.RecoverableDataAccessException",
 					"org.springframework.transaction.CannotCreateTransactionException",
 					"java.sql.SQLTransientException", "java.sql.SQLRecoverableException", "java.net.SocketException",
 					"java.net.SocketTimeoutException", "java.net.UnknownHostException",
-					"java.nio.channels.ClosedChannelException", "io.lettuce.core.RedisConnectionException",
-					"io.lettuce.core.RedisCommandTimeoutException", "org.redisson.client.RedisConnectionException",
-					"org.redisson.client.RedisTimeoutException", "org.apache.kafka.common.errors.RetriableException");
+					"java.nio.channels.ClosedChannelException");
 		assertThat(this.classifier.messageTypes()).extracting(Class::getName)
 			.containsExactly("dev.idempotency.core.NonRetryableIdempotencyException",
 					"org.springframework.dao.OptimisticLockingFailureException");
+	}
+
+	@Test
+	void technologyTypesFollowTheDefaultsOnceEachThenTheApplications() {
+		DefaultFailureClassifier custom = new DefaultFailureClassifier(
+				List.of(new LettuceFailureTypes(), new KafkaMessageTransport(), new LettuceFailureTypes()),
+				List.of(PaymentGatewayDownException.class, SocketException.class), List.of());
+		assertThat(custom.infrastructureTypes()).hasSize(14)
+			.endsWith(RedisConnectionException.class, RedisCommandTimeoutException.class,
+					RetriableException.class, PaymentGatewayDownException.class);
+	}
+
+	@Test
+	void technologyTypesArePinned() {
+		assertThat(this.classifier.infrastructureTypes()).extracting(Class::getName)
+			.containsSubsequence("java.nio.channels.ClosedChannelException",
+					"org.apache.kafka.common.errors.RetriableException", "io.lettuce.core.RedisConnectionException",
+					"io.lettuce.core.RedisCommandTimeoutException",
+					"redis.clients.jedis.exceptions.JedisConnectionException",
+					"org.redisson.client.RedisConnectionException", "org.redisson.client.RedisTimeoutException")
+			.hasSize(16);
+	}
+
+	@Test
+	void clientOutagesAreTheMessagesForAClassifierThatKnowsNoTechnology() {
+		DefaultFailureClassifier plain = new DefaultFailureClassifier();
+		assertThat(plain.classify(new RuntimeException(new RedisConnectionException("refused"))))
+			.isEqualTo(FailureKind.MESSAGE);
+		assertThat(plain.classify(new RuntimeException(new NetworkException("disconnected"))))
+			.isEqualTo(FailureKind.MESSAGE);
+		assertThat(plain.classify(new RuntimeException(new SocketException("reset"))))
+			.isEqualTo(FailureKind.INFRASTRUCTURE);
+	}
+
+	@Test
+	void jedisAndRedissonOutagesAreInfrastructure() {
+		assertThat(kindOf(new RuntimeException(new JedisConnectionException("refused"))))
+			.isEqualTo(FailureKind.INFRASTRUCTURE);
+		assertThat(kindOf(new IdempotencyStoreException("claim failed",
+				new org.redisson.client.RedisTimeoutException("timed out")))).isEqualTo(FailureKind.INFRASTRUCTURE);
 	}
 
 	@Test

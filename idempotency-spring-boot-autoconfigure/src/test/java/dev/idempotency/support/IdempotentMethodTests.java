@@ -6,6 +6,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -15,12 +16,15 @@ import java.util.concurrent.Future;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
 import dev.idempotency.core.DeliveryContext;
+import dev.idempotency.kafka.KafkaMessageTransport;
 import dev.idempotency.redis.stream.RedisStreamListener;
+import dev.idempotency.redis.stream.RedisStreamMessageTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.ReflectionUtils;
@@ -35,6 +39,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class IdempotentMethodTests {
 
 	private static final StringValueResolver VERBATIM = (value) -> value;
+
+	private static final MessageTransports TRANSPORTS = MessageTransports
+		.of(List.of(new KafkaMessageTransport(), new RedisStreamMessageTransport()));
 
 	@ParameterizedTest
 	@ValueSource(strings = { "completableFuture", "completionStage", "future" })
@@ -65,7 +72,7 @@ class IdempotentMethodTests {
 	void nonPositiveOrMalformedRetentionIsRejected(String methodName) {
 		Method method = method(Handlers.class, methodName);
 		String retention = method.getAnnotation(Idempotent.class).retention();
-		assertThatIllegalStateException().isThrownBy(() -> IdempotentMethod.of(method, Handlers.class, VERBATIM))
+		assertThatIllegalStateException().isThrownBy(() -> IdempotentMethod.of(method, Handlers.class, TRANSPORTS, VERBATIM))
 			.withMessageContaining("retention = \"" + retention + "\"")
 			.withMessageContaining(methodName);
 	}
@@ -82,7 +89,7 @@ class IdempotentMethodTests {
 			.addFirst(new MapPropertySource("test",
 					Map.of("app.namespace", "points", "app.retention", "3d", "app.store", "secondaryStore")));
 		IdempotentMethod metadata = IdempotentMethod.of(method(Handlers.class, "placeholders"), Handlers.class,
-				environment::resolvePlaceholders);
+				TRANSPORTS, environment::resolvePlaceholders);
 		assertThat(metadata.namespace()).isEqualTo("points");
 		assertThat(metadata.retention()).isEqualTo(Duration.ofDays(3));
 		assertThat(metadata.storeName()).isEqualTo("secondaryStore");
@@ -93,13 +100,13 @@ class IdempotentMethodTests {
 		StringValueResolver failing = (value) -> {
 			throw new AssertionError("resolved " + value);
 		};
-		assertThat(IdempotentMethod.of(method(Handlers.class, "keyOnly"), Handlers.class, failing).keyExpression())
+		assertThat(IdempotentMethod.of(method(Handlers.class, "keyOnly"), Handlers.class, TRANSPORTS, failing).keyExpression())
 			.isEqualTo("#msg.orderId");
 	}
 
 	@Test
 	void namespaceResolvingToBlankMeansNoExplicitNamespace() {
-		IdempotentMethod metadata = IdempotentMethod.of(method(Handlers.class, "placeholders"), Handlers.class,
+		IdempotentMethod metadata = IdempotentMethod.of(method(Handlers.class, "placeholders"), Handlers.class, TRANSPORTS,
 				(value) -> value.startsWith("${app.namespace") ? "  " : "1d");
 		assertThat(metadata.namespace()).isNull();
 	}
@@ -130,7 +137,7 @@ class IdempotentMethodTests {
 
 	@Test
 	void fallbackNamespaceUsesTheTargetClassNotTheDeclaringClass() {
-		assertThat(IdempotentMethod.of(method(Handlers.class, "defaults"), SpecialHandlers.class, VERBATIM)
+		assertThat(IdempotentMethod.of(method(Handlers.class, "defaults"), SpecialHandlers.class, TRANSPORTS, VERBATIM)
 			.fallbackNamespace()).isEqualTo("SpecialHandlers#defaults");
 	}
 
@@ -148,6 +155,35 @@ class IdempotentMethodTests {
 		assertThat(of(UnnamedListener.class, "onOrder").namespaceFor(delivery))
 			.isEqualTo("orders-group:UnnamedListener#onOrder");
 		assertThat(of(UnnamedListener.class, "onOrder").namespaceFor(null)).isEqualTo("UnnamedListener#onOrder");
+	}
+
+	@Test
+	void defaultNamespaceOfAClassLevelListenerNamesItsId() {
+		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null);
+		assertThat(of(ClassLevelListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:handlers");
+	}
+
+	@Test
+	void listenerIdPlaceholdersAreResolved() {
+		IdempotentMethod metadata = IdempotentMethod.of(method(PlaceholderListener.class, "onOrder"),
+				PlaceholderListener.class, TRANSPORTS, (value) -> value.replace("${app.listener}", " resolved "));
+		assertThat(metadata.listenerId()).isEqualTo("resolved");
+	}
+
+	@Test
+	void listenerIdResolvingToBlankNamesNoListener() {
+		IdempotentMethod metadata = IdempotentMethod.of(method(PlaceholderListener.class, "onOrder"),
+				PlaceholderListener.class, TRANSPORTS, (value) -> "  ");
+		assertThat(metadata.listenerId()).isNull();
+		assertThat(metadata.listener()).isEqualTo("PlaceholderListener#onOrder");
+	}
+
+	@Test
+	void withoutTransportsNoAnnotationNamesTheListener() {
+		IdempotentMethod metadata = IdempotentMethod.of(method(RecordAckListener.class, "onOrder"),
+				RecordAckListener.class, MessageTransports.none(), VERBATIM);
+		assertThat(metadata.listenerId()).isNull();
+		assertThat(metadata.listener()).isEqualTo("RecordAckListener#onOrder");
 	}
 
 	@Test
@@ -171,7 +207,7 @@ class IdempotentMethodTests {
 	@Test
 	void annotationOnAnInterfaceMethodIsFound() {
 		Method method = method(InterfaceHandler.class, "handle");
-		assertThat(IdempotentMethod.of(method, InterfaceHandler.class, VERBATIM).keyExpression()).isEqualTo("#p0");
+		assertThat(IdempotentMethod.of(method, InterfaceHandler.class, TRANSPORTS, VERBATIM).keyExpression()).isEqualTo("#p0");
 	}
 
 	@Test
@@ -182,7 +218,7 @@ class IdempotentMethodTests {
 	}
 
 	private static IdempotentMethod of(Class<?> type, String methodName) {
-		return IdempotentMethod.of(method(type, methodName), type, VERBATIM);
+		return IdempotentMethod.of(method(type, methodName), type, TRANSPORTS, VERBATIM);
 	}
 
 	private static Method method(Class<?> type, String methodName) {
@@ -328,6 +364,25 @@ class IdempotentMethodTests {
 	static class StreamListener {
 
 		@RedisStreamListener(id = "stream-orders", stream = "orders", group = "orders-group")
+		@Idempotent(key = "#p0")
+		void onOrder(String order) {
+		}
+
+	}
+
+	@KafkaListener(id = "handlers", topics = "orders")
+	static class ClassLevelListener {
+
+		@KafkaHandler
+		@Idempotent(key = "#p0")
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class PlaceholderListener {
+
+		@KafkaListener(id = "${app.listener}", topics = "orders")
 		@Idempotent(key = "#p0")
 		void onOrder(String order) {
 		}

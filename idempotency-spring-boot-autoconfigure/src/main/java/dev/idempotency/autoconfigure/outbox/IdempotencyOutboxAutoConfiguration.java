@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
 import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
+import dev.idempotency.core.InfrastructureFailureTypes;
 import dev.idempotency.core.OutboxListener;
 import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.Outbox;
@@ -108,7 +109,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "idempotency.outbox.relay.enabled", matchIfMissing = true)
 	OutboxRelay outboxRelay(OutboxRepository outboxRepository, IdempotencyOutboxProperties properties,
 			ObjectProvider<OutboxSender> senders, ObjectProvider<OutboxListener> listeners,
-			ObjectProvider<FailureClassifier> classifier) {
+			ObjectProvider<FailureClassifier> classifier, ObjectProvider<InfrastructureFailureTypes> technologies) {
 		IdempotencyOutboxProperties.Relay relay = properties.getRelay();
 		IdempotencyOutboxProperties.Retry retry = properties.getRetry();
 		ExponentialBackOff backOff = new ExponentialBackOff(retry.getInitialInterval().toMillis(),
@@ -120,7 +121,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 				properties.isOrderedPerKey(), relay.getMaxInFlightBatches());
 		return new OutboxRelay(outboxRepository, SingletonSupplier.of(() -> senders.orderedStream().toList()),
 				options, Clock.systemUTC(), SingletonSupplier.of(() -> listeners.orderedStream().toList()),
-				classifier.getIfAvailable(DefaultFailureClassifier::new));
+				classifier.getIfAvailable(() -> new DefaultFailureClassifier(technologies.orderedStream().toList())));
 	}
 
 	@Bean

@@ -6,6 +6,7 @@ import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.store.redisson.RedissonIdempotencyLock;
+import dev.idempotency.store.redisson.RedissonFailureTypes;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
 import org.redisson.api.RedissonClient;
 
@@ -27,7 +28,8 @@ import org.springframework.core.env.Environment;
  * <li>the Redisson lock of lock-then-double-check mode, for
  * {@code idempotency.redisson.lock.enabled=true}, in front of whichever store is configured;</li>
  * <li>for either, a {@link RedissonClient} built from {@code spring.data.redis.*} when the
- * application has none (its own, or {@code redisson-spring-boot-starter}'s, always wins).</li>
+ * application has none (its own, or {@code redisson-spring-boot-starter}'s, always wins);</li>
+ * <li>Redisson's connection and timeout exceptions, which fail-closed calls the infrastructure's.</li>
  * </ul>
  * Runs before {@link IdempotencyStoreAutoConfiguration}, so that the chosen Redisson store is the
  * store; an {@code IdempotencyStore} or {@code IdempotencyLock} bean of the application's own wins.
@@ -64,6 +66,12 @@ public final class IdempotencyRedissonAutoConfiguration {
 	RedissonIdempotencyLock idempotencyLock(RedissonClient redisson, IdempotencyRedissonProperties properties) {
 		IdempotencyRedissonProperties.Lock lock = properties.getLock();
 		return new RedissonIdempotencyLock(redisson, lock.getKeyPrefix(), lock.getWaitTime(), lock.getLeaseTime());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedissonFailureTypes idempotencyRedissonFailureTypes() {
+		return new RedissonFailureTypes();
 	}
 
 	/** The Redisson store is chosen, the lock is on, or the filter chain lists the shared Bloom filter. */

@@ -4,14 +4,19 @@ import java.time.Duration;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.core.FailureClassifier;
+import dev.idempotency.core.FailureKind;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.redisson.RedissonFailureTypes;
 import dev.idempotency.store.redisson.RedissonIdempotencyLock;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisTimeoutException;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.SentinelServersConfig;
@@ -123,7 +128,18 @@ class IdempotencyRedissonAutoConfigurationTests {
 			.withPropertyValues("idempotency.redisson.lock.enabled=true")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(IdempotencyLock.class)
-				.doesNotHaveBean(IdempotencyRedissonProperties.class));
+				.doesNotHaveBean(IdempotencyRedissonProperties.class)
+				.doesNotHaveBean(RedissonFailureTypes.class));
+	}
+
+	@Test
+	void redissonOutagesAreTheInfrastructures() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(RedissonFailureTypes.class);
+			assertThat(context.getBean(FailureClassifier.class)
+				.classify(new IdempotencyStoreException("claim failed", new RedisTimeoutException("timed out"))))
+				.isEqualTo(FailureKind.INFRASTRUCTURE);
+		});
 	}
 
 	@Test

@@ -38,6 +38,10 @@ import static org.assertj.core.api.Assertions.assertThatNoException;
  */
 class RedissonIdempotencyLockIntegrationTests {
 
+	/** The classifier as the auto-configuration builds it with Redisson on the class path. */
+	private static final DefaultFailureClassifier CLASSIFIER = new DefaultFailureClassifier(
+			List.of(new RedissonFailureTypes()));
+
 	private static final Duration LEASE = Duration.ofMinutes(5);
 
 	private static final String PREFIX = TestRedisConnections
@@ -194,7 +198,7 @@ class RedissonIdempotencyLockIntegrationTests {
 				proxy.cut();
 				assertThatExceptionOfType(IdempotencyStoreException.class)
 					.isThrownBy(() -> lock.acquire(List.of(key("cut")), LEASE))
-					.satisfies((ex) -> assertThat(new DefaultFailureClassifier().classify(ex))
+					.satisfies((ex) -> assertThat(CLASSIFIER.classify(ex))
 						.isEqualTo(FailureKind.INFRASTRUCTURE));
 				assertThatNoException().isThrownBy(heldBeforeTheCut::close);
 			}

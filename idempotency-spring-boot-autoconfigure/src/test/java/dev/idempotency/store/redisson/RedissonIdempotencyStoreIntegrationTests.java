@@ -1,6 +1,7 @@
 package dev.idempotency.store.redisson;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.idempotency.core.ClaimResult.Status;
 import dev.idempotency.core.ClaimResult;
@@ -29,6 +30,10 @@ import static org.awaitility.Awaitility.await;
  * tests where time must pass use short real durations and there is nothing to purge.
  */
 class RedissonIdempotencyStoreIntegrationTests extends AbstractIdempotencyStoreContractTests {
+
+	/** The classifier as the auto-configuration builds it with Redisson on the class path. */
+	private static final DefaultFailureClassifier CLASSIFIER = new DefaultFailureClassifier(
+			List.of(new RedissonFailureTypes()));
 
 	private static final Duration SHORT = Duration.ofMillis(300);
 
@@ -187,12 +192,12 @@ class RedissonIdempotencyStoreIntegrationTests extends AbstractIdempotencyStoreC
 				proxy.cut();
 				long started = System.nanoTime();
 				assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(cut::probe)
-					.satisfies((ex) -> assertThat(new DefaultFailureClassifier().classify(ex))
+					.satisfies((ex) -> assertThat(CLASSIFIER.classify(ex))
 						.isEqualTo(FailureKind.INFRASTRUCTURE));
 				assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(6));
 				assertThatExceptionOfType(IdempotencyStoreException.class)
 					.isThrownBy(() -> cut.claim(key("cut"), LEASE, RETENTION))
-					.satisfies((ex) -> assertThat(new DefaultFailureClassifier().classify(ex))
+					.satisfies((ex) -> assertThat(CLASSIFIER.classify(ex))
 						.isEqualTo(FailureKind.INFRASTRUCTURE));
 			}
 			finally {
