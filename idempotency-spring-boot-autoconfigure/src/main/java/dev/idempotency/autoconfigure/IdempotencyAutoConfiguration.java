@@ -90,11 +90,16 @@ public final class IdempotencyAutoConfiguration {
 			.of(() -> listeners.orderedStream().toList());
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier
 			.of(() -> acknowledgers.orderedStream().toList());
-		return new IdempotencyInterceptor(defaults, keyResolver, idempotencyStoreResolver,
-				idempotencyTransactionManagerResolver, listenerList, beanFactory::resolveEmbeddedValue, acknowledgerList,
-				() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()),
-				keyDetails::getIfAvailable, () -> observer.getIfUnique(() -> InvocationObserver.NONE),
-				() -> MessageTransports.from(transports));
+		return IdempotencyInterceptor.builder(defaults, idempotencyStoreResolver, idempotencyTransactionManagerResolver)
+			.keyResolver(keyResolver)
+			.listeners(listenerList)
+			.placeholders(beanFactory::resolveEmbeddedValue)
+			.acknowledgerResolvers(acknowledgerList)
+			.guards(() -> new ClaimGuards(filters.getIfAvailable(DuplicateFilterChain::none), lock.getIfUnique()))
+			.keyDetails(keyDetails::getIfAvailable)
+			.observer(() -> observer.getIfUnique(() -> InvocationObserver.NONE))
+			.transports(() -> MessageTransports.from(transports))
+			.build();
 	}
 
 	@Bean

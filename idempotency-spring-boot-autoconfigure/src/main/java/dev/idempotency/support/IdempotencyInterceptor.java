@@ -16,6 +16,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.util.Assert;
 import org.springframework.util.StringValueResolver;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -23,7 +24,8 @@ import org.springframework.util.function.SingletonSupplier;
  * Runs an {@code @Idempotent} method at most once per key in effect: each call becomes an
  * {@link IdempotentInvocation} (a {@link BatchInvocation} for a batch delivery) that resolves its
  * key, claims it in the method's store inside an {@link InvocationTransaction}, runs the method,
- * and after commit completes the claim and acknowledges the delivery.
+ * and after commit completes the claim and acknowledges the delivery. Created with
+ * {@link #builder(IdempotencyDefaults, IdempotencyStoreResolver, IdempotencyTransactionManagerResolver)}.
  *
  * @since 0.1.0
  * @see IdempotentInvocation
@@ -48,145 +50,36 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 
 	private final Supplier<InvocationObserver> observer;
 
+	private IdempotencyInterceptor(Builder builder) {
+		this.defaults = builder.defaults;
+		this.keyResolver = builder.keyResolver;
+		this.claimPaths = new ClaimPath.Cache(builder.stores, builder.transactionManagers);
+		this.listeners = builder.listeners;
+		this.methods = new IdempotentMethodCache(builder.placeholders, this.defaults.fingerprint(), builder.transports);
+		this.acknowledgers = new AcknowledgerLookup(builder.acknowledgerResolvers);
+		this.guards = SingletonSupplier.of(builder.guards);
+		this.keyDetails = new KeyDetailsSupport(
+				(this.keyResolver instanceof SpelKeyResolver spel) ? spel : new SpelKeyResolver(),
+				SingletonSupplier.ofNullable(builder.keyDetails));
+		this.observer = SingletonSupplier.of(builder.observer);
+	}
+
 	/**
-	 * Creates an interceptor; collaborators are looked up lazily, at the first invocation.
-	 * @param defaults retention and lease for annotations that do not set them
-	 * @param keyResolver resolves keys
+	 * Starts building an interceptor. Every other collaborator has a default: a
+	 * {@link SpelKeyResolver}, no listeners, placeholders left as they are, no argument
+	 * acknowledgers, no filters or lock, no fingerprints or results, no observation and no message
+	 * transports (default namespaces then name the class and method).
+	 * @param defaults retention, lease, transaction timeout and fingerprint for annotations that do
+	 * not set them
 	 * @param stores finds the store of a method
 	 * @param transactionManagers the transaction manager of a store's methods, or {@code null} when
 	 * there is none (only non-transactional stores then work)
-	 * @param listeners told every outcome
-	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 */
-	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
-			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders) {
-		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, List::of);
-	}
-
-	/**
-	 * Creates an interceptor that also acknowledges through handles found among the arguments.
-	 * @param defaults retention and lease for annotations that do not set them
-	 * @param keyResolver resolves keys
-	 * @param stores finds the store of a method
-	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
-	 * @param listeners told every outcome
-	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments (such as Kafka's
-	 * {@code Acknowledgment}) when the delivery context has no acknowledger
-	 */
-	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
-			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
-			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers) {
-		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers,
-				ClaimGuards::none);
-	}
-
-	/**
-	 * Creates an interceptor with duplicate filters and a lock in front of the stores.
-	 * @param defaults retention and lease for annotations that do not set them
-	 * @param keyResolver resolves keys
-	 * @param stores finds the store of a method
-	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
-	 * @param listeners told every outcome
-	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
-	 * @param guards the filters and lock, looked up at the first invocation
+	 * @return a builder
 	 * @since 0.2.0
 	 */
-	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
-			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
-			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards) {
-		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers, guards,
-				() -> null);
-	}
-
-	/**
-	 * Creates an interceptor that can also record payload fingerprints and results with keys.
-	 * @param defaults retention, lease and fingerprint for annotations that do not set them
-	 * @param keyResolver resolves keys
-	 * @param stores finds the store of a method
-	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
-	 * @param listeners told every outcome
-	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
-	 * @param guards the filters and lock, looked up at the first invocation
-	 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
-	 * invocation that needs it; supplies {@code null} without Jackson
-	 * @since 0.2.0
-	 */
-	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
-			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
-			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
-			Supplier<@Nullable KeyDetailsCodec> keyDetails) {
-		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers, guards,
-				keyDetails, () -> InvocationObserver.NONE);
-	}
-
-	/**
-	 * Creates an interceptor whose calls are observed, for tracing.
-	 * @param defaults retention, lease and fingerprint for annotations that do not set them
-	 * @param keyResolver resolves keys
-	 * @param stores finds the store of a method
-	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
-	 * @param listeners told every outcome
-	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
-	 * @param guards the filters and lock, looked up at the first invocation
-	 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
-	 * invocation that needs it; supplies {@code null} without Jackson
-	 * @param observer observes each call, looked up at the first invocation;
-	 * {@link InvocationObserver#NONE} observes nothing
-	 * @since 0.2.0
-	 */
-	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
-			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
-			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
-			Supplier<@Nullable KeyDetailsCodec> keyDetails, Supplier<InvocationObserver> observer) {
-		this(defaults, keyResolver, stores, transactionManagers, listeners, placeholders, acknowledgerResolvers, guards,
-				keyDetails, observer, MessageTransports::none);
-	}
-
-	/**
-	 * Creates an interceptor whose default namespaces name listeners by the ids their transports'
-	 * annotations give them. The other constructors know no transport: their default namespaces
-	 * name the class and method.
-	 * @param defaults retention, lease and fingerprint for annotations that do not set them
-	 * @param keyResolver resolves keys
-	 * @param stores finds the store of a method
-	 * @param transactionManagers the transaction manager of a store's methods, or {@code null}
-	 * @param listeners told every outcome
-	 * @param placeholders resolves {@code ${...}} in annotation attributes
-	 * @param acknowledgerResolvers find an acknowledgement handle among the arguments
-	 * @param guards the filters and lock, looked up at the first invocation
-	 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
-	 * invocation that needs it; supplies {@code null} without Jackson
-	 * @param observer observes each call, looked up at the first invocation;
-	 * {@link InvocationObserver#NONE} observes nothing
-	 * @param transports the registered message transports, looked up at the first invocation
-	 * @since 0.2.0
-	 */
-	public IdempotencyInterceptor(IdempotencyDefaults defaults, KeyResolver keyResolver,
-			IdempotencyStoreResolver stores, IdempotencyTransactionManagerResolver transactionManagers,
-			Supplier<List<IdempotencyListener>> listeners, StringValueResolver placeholders,
-			Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers, Supplier<ClaimGuards> guards,
-			Supplier<@Nullable KeyDetailsCodec> keyDetails, Supplier<InvocationObserver> observer,
-			Supplier<MessageTransports> transports) {
-		this.defaults = defaults;
-		this.keyResolver = keyResolver;
-		this.claimPaths = new ClaimPath.Cache(stores, transactionManagers);
-		this.listeners = listeners;
-		this.methods = new IdempotentMethodCache(placeholders, defaults.fingerprint(), transports);
-		this.acknowledgers = new AcknowledgerLookup(acknowledgerResolvers);
-		this.guards = SingletonSupplier.of(guards);
-		this.keyDetails = new KeyDetailsSupport(
-				(keyResolver instanceof SpelKeyResolver spel) ? spel : new SpelKeyResolver(),
-				SingletonSupplier.ofNullable(keyDetails));
-		this.observer = SingletonSupplier.of(observer);
+	public static Builder builder(IdempotencyDefaults defaults, IdempotencyStoreResolver stores,
+			IdempotencyTransactionManagerResolver transactionManagers) {
+		return new Builder(defaults, stores, transactionManagers);
 	}
 
 	@Override
@@ -220,6 +113,152 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		finally {
 			invocation.returned(failure);
 		}
+	}
+
+	/**
+	 * Builds an {@link IdempotencyInterceptor}. The collaborators given as suppliers are looked up
+	 * lazily, at the first invocation that needs them, so that the interceptor can be created before
+	 * the beans they come from.
+	 *
+	 * @since 0.2.0
+	 */
+	public static final class Builder {
+
+		private final IdempotencyDefaults defaults;
+
+		private final IdempotencyStoreResolver stores;
+
+		private final IdempotencyTransactionManagerResolver transactionManagers;
+
+		private KeyResolver keyResolver = new SpelKeyResolver();
+
+		private Supplier<List<IdempotencyListener>> listeners = List::of;
+
+		private StringValueResolver placeholders = (value) -> value;
+
+		private Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers = List::of;
+
+		private Supplier<ClaimGuards> guards = ClaimGuards::none;
+
+		private Supplier<@Nullable KeyDetailsCodec> keyDetails = () -> null;
+
+		private Supplier<InvocationObserver> observer = () -> InvocationObserver.NONE;
+
+		private Supplier<MessageTransports> transports = MessageTransports::none;
+
+		private Builder(IdempotencyDefaults defaults, IdempotencyStoreResolver stores,
+				IdempotencyTransactionManagerResolver transactionManagers) {
+			Assert.notNull(defaults, "'defaults' must not be null");
+			Assert.notNull(stores, "'stores' must not be null");
+			Assert.notNull(transactionManagers, "'transactionManagers' must not be null");
+			this.defaults = defaults;
+			this.stores = stores;
+			this.transactionManagers = transactionManagers;
+		}
+
+		/**
+		 * Resolves keys with this resolver instead of a {@link SpelKeyResolver}.
+		 * @param keyResolver the key resolver
+		 * @return this builder
+		 */
+		public Builder keyResolver(KeyResolver keyResolver) {
+			Assert.notNull(keyResolver, "'keyResolver' must not be null");
+			this.keyResolver = keyResolver;
+			return this;
+		}
+
+		/**
+		 * Tells these listeners every outcome.
+		 * @param listeners the listeners, looked up at the first invocation and then at each
+		 * outcome (a supplier that caches its list looks them up once)
+		 * @return this builder
+		 */
+		public Builder listeners(Supplier<List<IdempotencyListener>> listeners) {
+			Assert.notNull(listeners, "'listeners' must not be null");
+			this.listeners = listeners;
+			return this;
+		}
+
+		/**
+		 * Resolves {@code ${...}} in annotation attributes.
+		 * @param placeholders the resolver, such as a bean factory's
+		 * {@code resolveEmbeddedValue}
+		 * @return this builder
+		 */
+		public Builder placeholders(StringValueResolver placeholders) {
+			Assert.notNull(placeholders, "'placeholders' must not be null");
+			this.placeholders = placeholders;
+			return this;
+		}
+
+		/**
+		 * Also acknowledges through handles found among the arguments (such as Kafka's
+		 * {@code Acknowledgment}) when the delivery context has no acknowledger.
+		 * @param acknowledgerResolvers find an acknowledgement handle among the arguments, looked
+		 * up at the first invocation
+		 * @return this builder
+		 */
+		public Builder acknowledgerResolvers(Supplier<List<ArgumentAcknowledgerResolver>> acknowledgerResolvers) {
+			Assert.notNull(acknowledgerResolvers, "'acknowledgerResolvers' must not be null");
+			this.acknowledgerResolvers = acknowledgerResolvers;
+			return this;
+		}
+
+		/**
+		 * Puts duplicate filters and a lock in front of the stores.
+		 * @param guards the filters and lock, looked up at the first invocation
+		 * @return this builder
+		 */
+		public Builder guards(Supplier<ClaimGuards> guards) {
+			Assert.notNull(guards, "'guards' must not be null");
+			this.guards = guards;
+			return this;
+		}
+
+		/**
+		 * Records payload fingerprints and results with keys.
+		 * @param keyDetails fingerprints payloads and serializes results, looked up at the first
+		 * invocation that needs it; supplies {@code null} without Jackson
+		 * @return this builder
+		 */
+		public Builder keyDetails(Supplier<@Nullable KeyDetailsCodec> keyDetails) {
+			Assert.notNull(keyDetails, "'keyDetails' must not be null");
+			this.keyDetails = keyDetails;
+			return this;
+		}
+
+		/**
+		 * Observes each call, for tracing.
+		 * @param observer the observer, looked up at the first invocation;
+		 * {@link InvocationObserver#NONE} observes nothing
+		 * @return this builder
+		 */
+		public Builder observer(Supplier<InvocationObserver> observer) {
+			Assert.notNull(observer, "'observer' must not be null");
+			this.observer = observer;
+			return this;
+		}
+
+		/**
+		 * Names default namespaces by the listener ids these transports' annotations give; without
+		 * transports they name the class and method.
+		 * @param transports the registered message transports, looked up at the first invocation
+		 * @return this builder
+		 */
+		public Builder transports(Supplier<MessageTransports> transports) {
+			Assert.notNull(transports, "'transports' must not be null");
+			this.transports = transports;
+			return this;
+		}
+
+		/**
+		 * Builds the interceptor.
+		 * @return the interceptor
+		 */
+		public IdempotencyInterceptor build() {
+			return new IdempotencyInterceptor(this);
+		}
+
 	}
 
 }

@@ -13,12 +13,10 @@ import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.InvocationObserver;
 import dev.idempotency.core.ObservedInvocation;
-import dev.idempotency.support.ClaimGuards;
 import dev.idempotency.support.IdempotencyDefaults;
 import dev.idempotency.support.IdempotencyInterceptor;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.InMemoryIdempotencyStore;
-import dev.idempotency.support.SpelKeyResolver;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
@@ -197,9 +195,10 @@ class MicrometerInvocationObserverTests {
 	}
 
 	private Orders proxy(InvocationObserver observer, @Nullable PlatformTransactionManager transactionManager) {
-		IdempotencyInterceptor interceptor = new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(),
-				(name) -> this.store, (store) -> transactionManager, List::of, (value) -> value, List::of,
-				ClaimGuards::none, () -> null, () -> observer);
+		IdempotencyInterceptor interceptor = IdempotencyInterceptor
+			.builder(DEFAULTS, (name) -> this.store, (store) -> transactionManager)
+			.observer(() -> observer)
+			.build();
 		ProxyFactory factory = new ProxyFactory(this.target);
 		factory.setProxyTargetClass(true);
 		factory.addAdvisor(new IdempotentAdvisor(() -> interceptor, 0));

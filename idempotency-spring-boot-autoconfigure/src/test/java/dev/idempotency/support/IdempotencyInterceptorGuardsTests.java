@@ -164,9 +164,11 @@ class IdempotencyInterceptorGuardsTests {
 		};
 		DuplicateFilterChain chain = new DuplicateFilterChain(List.of(this.filter), Set.of(),
 				() -> List.of(listener));
-		IdempotencyInterceptor interceptor = new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(),
-				(name) -> this.store, (store) -> this.transactionManager, () -> List.of(this.events::add),
-				(value) -> value, List::of, () -> new ClaimGuards(chain, lock));
+		IdempotencyInterceptor interceptor = IdempotencyInterceptor
+			.builder(DEFAULTS, (name) -> this.store, (store) -> this.transactionManager)
+			.listeners(() -> List.of(this.events::add))
+			.guards(() -> new ClaimGuards(chain, lock))
+			.build();
 		ProxyFactory factory = new ProxyFactory(this.target);
 		factory.setProxyTargetClass(true);
 		factory.addAdvisor(new IdempotentAdvisor(() -> interceptor, 0));

@@ -270,9 +270,11 @@ class IdempotencyInterceptorKeyDetailsTests {
 						Clock.systemUTC())
 				: new InMemoryIdempotencyStore();
 		PlatformTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
-		return new IdempotencyInterceptor(defaults, new SpelKeyResolver(), (name) -> store,
-				(ignored) -> transactionManager, () -> List.of(this.listener), (value) -> value, List::of,
-				() -> guards, () -> codec);
+		return IdempotencyInterceptor.builder(defaults, (name) -> store, (ignored) -> transactionManager)
+			.listeners(() -> List.of(this.listener))
+			.guards(() -> guards)
+			.keyDetails(() -> codec)
+			.build();
 	}
 
 	private Payments proxy(IdempotencyInterceptor interceptor) {

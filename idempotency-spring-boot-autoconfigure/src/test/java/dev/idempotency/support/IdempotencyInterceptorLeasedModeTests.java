@@ -181,8 +181,10 @@ class IdempotencyInterceptorLeasedModeTests {
 	private Payments proxyOn(IdempotencyStore store, @Nullable PlatformTransactionManager transactionManager,
 			boolean renew, Duration lease) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, lease, Duration.ZERO, renew);
-		IdempotencyInterceptor interceptor = new IdempotencyInterceptor(defaults, new SpelKeyResolver(),
-				(name) -> store, (candidate) -> transactionManager, () -> List.of(this.listener), (value) -> value);
+		IdempotencyInterceptor interceptor = IdempotencyInterceptor
+			.builder(defaults, (name) -> store, (candidate) -> transactionManager)
+			.listeners(() -> List.of(this.listener))
+			.build();
 		ProxyFactory factory = new ProxyFactory(this.payments);
 		factory.setProxyTargetClass(true);
 		factory.addAdvisor(new IdempotentAdvisor(() -> interceptor, 0));

@@ -635,8 +635,11 @@ class IdempotencyInterceptorTests {
 	void transactionTimeoutFromTheDefaultsIsApplied() {
 		RecordingTransactionManager transactionManager = new RecordingTransactionManager(this.dataSource);
 		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, LEASE, Duration.ofSeconds(30));
-		Orders orders = proxy(this.orders, new IdempotencyInterceptor(defaults, new SpelKeyResolver(),
-				(name) -> this.inMemoryStore, (store) -> transactionManager, () -> List.of(this.listener), VERBATIM));
+		Orders orders = proxy(this.orders, IdempotencyInterceptor
+			.builder(defaults, (name) -> this.inMemoryStore, (store) -> transactionManager)
+			.listeners(() -> List.of(this.listener))
+			.placeholders(VERBATIM)
+			.build());
 		orders.onOrder(new OrderPlaced("o-1"));
 		assertThat(transactionManager.definitions).singleElement().satisfies((definition) -> {
 			assertThat(definition.getTimeout()).isEqualTo(30);
@@ -663,9 +666,11 @@ class IdempotencyInterceptorTests {
 		IdempotencyListener throwing = (event) -> {
 			throw new IllegalStateException("listener broke");
 		};
-		Orders orders = proxy(this.orders, new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(),
-				(name) -> store(mode), (store) -> transactionManager(mode), () -> List.of(throwing, this.listener),
-				VERBATIM));
+		Orders orders = proxy(this.orders, IdempotencyInterceptor
+			.builder(DEFAULTS, (name) -> store(mode), (store) -> transactionManager(mode))
+			.listeners(() -> List.of(throwing, this.listener))
+			.placeholders(VERBATIM)
+			.build());
 		deliver("m-1", null);
 		this.orders.failuresLeft = 1;
 		assertThatIllegalStateException().isThrownBy(() -> orders.onOrderFlaky(new OrderPlaced("o-1")))
@@ -812,6 +817,25 @@ class IdempotencyInterceptorTests {
 
 	// --- fixtures ---------------------------------------------------------------------------
 
+	@Test
+	void builtWithOnlyTheRequiredCollaboratorsRunsTheMethodOnceAndAcknowledges() {
+		Orders orders = proxy(this.orders,
+				IdempotencyInterceptor.builder(DEFAULTS, (name) -> this.inMemoryStore, (store) -> null).build());
+		deliver("m-1", null);
+		orders.onOrder(new OrderPlaced("o-1"));
+		orders.onOrder(new OrderPlaced("o-1"));
+		assertThat(this.orders.handled).containsExactly("o-1");
+		assertThat(this.acknowledger.count()).isEqualTo(2);
+		assertThat(this.inMemoryStore.claim(new IdempotencyKey("Orders#onOrder", "o-1"), LEASE, RETENTION).status())
+			.isEqualTo(Status.DUPLICATE);
+	}
+
+	@Test
+	void builderRejectsAMissingCollaboratorByName() {
+		assertThatThrownBy(() -> IdempotencyInterceptor.builder(DEFAULTS, (name) -> this.inMemoryStore, (store) -> null)
+			.observer(null)).isInstanceOf(IllegalArgumentException.class).hasMessage("'observer' must not be null");
+	}
+
 	private Orders orders(Mode mode) {
 		return proxy(this.orders, interceptor(store(mode), transactionManager(mode)));
 	}
@@ -837,8 +861,10 @@ class IdempotencyInterceptorTests {
 	private IdempotencyInterceptor interceptor(IdempotencyStoreResolver stores,
 			@Nullable PlatformTransactionManager transactionManager, List<IdempotencyListener> listeners,
 			StringValueResolver placeholders) {
-		return new IdempotencyInterceptor(DEFAULTS, new SpelKeyResolver(), stores, (store) -> transactionManager,
-				() -> listeners, placeholders);
+		return IdempotencyInterceptor.builder(DEFAULTS, stores, (store) -> transactionManager)
+			.listeners(() -> listeners)
+			.placeholders(placeholders)
+			.build();
 	}
 
 	@SuppressWarnings("unchecked")
