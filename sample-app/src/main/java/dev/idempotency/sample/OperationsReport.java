@@ -86,7 +86,8 @@ public class OperationsReport {
 		if (endpoint == null) {
 			return List.of(request + "no endpoint (expose it: management.endpoints.web.exposure.include=health,idempotency)");
 		}
-		WebEndpointResponse<Object> response = endpoint.key("keys", namespace, key.split("/", -1));
+		WebEndpointResponse<Object> response = endpoint.lookup("keys", namespace, key.split("/", -1), null, null,
+				null, null);
 		String body = this.json.writerWithDefaultPrettyPrinter().writeValueAsString(response.getBody());
 		return List.of(request + response.getStatus(), body.indent(4).stripTrailing());
 	}

@@ -23,15 +23,16 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The {@code idempotency} Actuator endpoint ({@link IdempotencyEndpoint}), when Spring Boot's
- * Actuator is on the class path, the application has an {@link IdempotencyStore} and the endpoint
- * is available (its access is not {@code none} and it is exposed:
+ * The {@code idempotency} Actuator endpoint ({@link IdempotencyEndpoint}) and its sections, when
+ * Spring Boot's Actuator is on the class path, the application has an {@link IdempotencyStore} and
+ * the endpoint is available (its access is not {@code none} and it is exposed:
  * {@code management.endpoints.web.exposure.include=idempotency}). Reads are allowed by default;
  * writes need {@code management.endpoint.idempotency.access=unrestricted}. Dead letters are listed
  * and re-driven through the {@link DeadLetterSource} beans: Kafka's when the Kafka adapter made a
  * {@link DeadLetterRedrive}, Redis' when the stream adapter made a {@link DeadLetterStreamRedrive}.
- * A bean of the
- * application's own of type {@link IdempotencyEndpoint} replaces it.
+ * Each concern is an {@link IdempotencyEndpointSection} bean ({@code keys}, {@code outbox},
+ * {@code parked}, {@code dead-letters}); a section bean of the application's own adds a path. A
+ * bean of the application's own of type {@link IdempotencyEndpoint} replaces the endpoint.
  *
  * @since 0.2.0
  */
@@ -48,12 +49,30 @@ public final class IdempotencyEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotencyEndpoint idempotencyEndpoint(Map<String, IdempotencyStore> stores,
-			ObjectProvider<OutboxAdmin> outbox, ObjectProvider<ParkedKeys> parkedKeys,
-			ObjectProvider<IdempotencyProperties> properties, ObjectProvider<DeadLetterSource> deadLetters) {
+	IdempotencyEndpoint idempotencyEndpoint(ObjectProvider<IdempotencyEndpointSection> sections) {
+		return new IdempotencyEndpoint(sections.orderedStream().toList());
+	}
+
+	@Bean
+	KeysSection idempotencyEndpointKeysSection(Map<String, IdempotencyStore> stores) {
+		return new KeysSection(stores);
+	}
+
+	@Bean
+	OutboxSection idempotencyEndpointOutboxSection(ObjectProvider<OutboxAdmin> outbox) {
+		return new OutboxSection(outbox.getIfUnique());
+	}
+
+	@Bean
+	ParkedKeysSection idempotencyEndpointParkedSection(ObjectProvider<ParkedKeys> parkedKeys,
+			ObjectProvider<IdempotencyProperties> properties) {
 		IdempotencyProperties idempotency = properties.getIfAvailable(IdempotencyProperties::new);
-		return new IdempotencyEndpoint(stores, outbox.getIfUnique(), parkedKeys.getIfUnique(),
-				idempotency.getRetention(), deadLetters.orderedStream().toList());
+		return new ParkedKeysSection(parkedKeys.getIfUnique(), idempotency.getRetention());
+	}
+
+	@Bean
+	DeadLettersSection idempotencyEndpointDeadLettersSection(ObjectProvider<DeadLetterSource> deadLetters) {
+		return new DeadLettersSection(deadLetters.orderedStream().toList());
 	}
 
 	/** Kafka dead-letter topics, when the Kafka adapter made its {@link DeadLetterRedrive}. */

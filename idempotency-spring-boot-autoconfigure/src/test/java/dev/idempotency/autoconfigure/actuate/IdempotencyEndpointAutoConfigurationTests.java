@@ -1,6 +1,6 @@
 package dev.idempotency.autoconfigure.actuate;
 
-import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
@@ -216,8 +216,7 @@ class IdempotencyEndpointAutoConfigurationTests {
 
 		@Bean
 		IdempotencyEndpoint ownEndpoint() {
-			return new IdempotencyEndpoint(Map.of("store", new InMemoryIdempotencyStore()), null, null,
-					Duration.ofDays(1));
+			return new IdempotencyEndpoint(List.of(new KeysSection(Map.of("store", new InMemoryIdempotencyStore()))));
 		}
 
 	}

@@ -28,8 +28,9 @@ class IdempotencyEndpointDeadLettersTests {
 	private final RecordingSource redis = new RecordingSource("redis");
 
 	private final IdempotencyEndpoint endpoint = new IdempotencyEndpoint(
-			Map.of("idempotencyStore", new InMemoryIdempotencyStore()), null, null, Duration.ofDays(1),
-			List.of(this.kafka, this.redis));
+			List.of(new KeysSection(Map.of("idempotencyStore", new InMemoryIdempotencyStore())),
+					new OutboxSection(null), new ParkedKeysSection(null, Duration.ofDays(1)),
+					new DeadLettersSection(List.of(this.kafka, this.redis))));
 
 	@Test
 	void getPreviewsWithTheRequestsParametersAndSendsNothing() {
@@ -98,8 +99,8 @@ class IdempotencyEndpointDeadLettersTests {
 
 	@Test
 	void withoutSourcesNoTransportIsListed() {
-		IdempotencyEndpoint without = new IdempotencyEndpoint(Map.of("store", new InMemoryIdempotencyStore()), null,
-				null, Duration.ofDays(1));
+		IdempotencyEndpoint without = new IdempotencyEndpoint(
+				List.of(new KeysSection(Map.of("store", new InMemoryIdempotencyStore()))));
 		assertThat(without.overview().deadLetters()).isEmpty();
 		assertThat(without.lookup("dead-letters", "kafka", ORDERS, null, null, null, null).getStatus()).isEqualTo(404);
 	}

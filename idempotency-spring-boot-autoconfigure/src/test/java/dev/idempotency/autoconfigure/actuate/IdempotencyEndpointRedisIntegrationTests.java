@@ -62,25 +62,31 @@ class IdempotencyEndpointRedisIntegrationTests {
 				.isEqualTo(new IdempotencyEndpoint.StoreDescriptor("redis", true));
 			IdempotencyKey done = new IdempotencyKey("orders", "4711");
 			store.complete(done, store.claim(done, LEASE, LEASE), LEASE);
-			WebEndpointResponse<Object> found = endpoint.key("keys", "orders", new String[] { "4711" });
+			WebEndpointResponse<Object> found = key(endpoint, "keys", "orders", new String[] { "4711" });
 			assertThat(found.getStatus()).isEqualTo(200);
 			assertThat(found.getBody()).isInstanceOfSatisfying(IdempotencyEndpoint.KeyLookup.class,
 					(lookup) -> assertThat(lookup.stores().get("idempotencyStore").status())
 						.isEqualTo(KeyRecord.Status.COMPLETED));
 			assertThat(endpoint.release("keys", "orders", new String[] { "4711" }, null, SecurityContext.NONE)
 				.getStatus()).isEqualTo(200);
-			assertThat(endpoint.key("keys", "orders", new String[] { "4711" }).getStatus()).isEqualTo(404);
+			assertThat(key(endpoint, "keys", "orders", new String[] { "4711" }).getStatus()).isEqualTo(404);
 
 			IdempotencyKey running = new IdempotencyKey("orders", "4712");
 			ClaimResult claim = store.claim(running, LEASE, LEASE);
 			assertThat(claim.isClaimed()).isTrue();
 			assertThat(endpoint.release("keys", "orders", new String[] { "4712" }, null, SecurityContext.NONE)
 				.getStatus()).isEqualTo(409);
-			assertThat(endpoint.key("keys", "orders", new String[] { "4712" }).getStatus()).isEqualTo(200);
+			assertThat(key(endpoint, "keys", "orders", new String[] { "4712" }).getStatus()).isEqualTo(200);
 			assertThat(endpoint.release("keys", "orders", new String[] { "4712" }, true, SecurityContext.NONE)
 				.getStatus()).isEqualTo(200);
 			assertThat(store.inspect(running)).isNull();
 		});
+	}
+
+	// The GET operation that also takes the dead letters' parameters, without them.
+	private static WebEndpointResponse<Object> key(IdempotencyEndpoint endpoint, String section, String namespace,
+			String[] key) {
+		return endpoint.lookup(section, namespace, key, null, null, null, null);
 	}
 
 }

@@ -63,7 +63,7 @@ class IdempotencyEndpointTests {
 			IdempotencyKey key = new IdempotencyKey(NAMESPACE, "orders/4711");
 			transactions(context).executeWithoutResult(
 					(status) -> context.getBean(JdbcIdempotencyStore.class).claim(key, LEASE, RETENTION));
-			WebEndpointResponse<Object> found = endpoint.key("keys", NAMESPACE, new String[] { "orders", "4711" });
+			WebEndpointResponse<Object> found = key(endpoint, "keys", NAMESPACE, new String[] { "orders", "4711" });
 			assertThat(found.getStatus()).isEqualTo(200);
 			assertThat(found.getBody()).isInstanceOfSatisfying(IdempotencyEndpoint.KeyLookup.class, (lookup) -> {
 				assertThat(lookup.key()).isEqualTo("orders/4711");
@@ -75,7 +75,7 @@ class IdempotencyEndpointTests {
 			assertThat(released.getStatus()).isEqualTo(200);
 			assertThat(released.getBody()).isInstanceOfSatisfying(IdempotencyEndpoint.KeyReleaseOutcome.class,
 					(outcome) -> assertThat(outcome.stores()).containsEntry("idempotencyStore", KeyRelease.RELEASED));
-			assertThat(endpoint.key("keys", NAMESPACE, new String[] { "orders", "4711" }).getStatus()).isEqualTo(404);
+			assertThat(key(endpoint, "keys", NAMESPACE, new String[] { "orders", "4711" }).getStatus()).isEqualTo(404);
 			assertThat(endpoint.release("keys", NAMESPACE, new String[] { "orders", "4711" }, null, CALLER)
 				.getStatus()).isEqualTo(404);
 		});
@@ -93,10 +93,10 @@ class IdempotencyEndpointTests {
 			assertThat(refused.getBody()).isInstanceOfSatisfying(IdempotencyEndpoint.KeyReleaseOutcome.class,
 					(outcome) -> assertThat(outcome.stores()).containsEntry("idempotencyStore",
 							KeyRelease.REFUSED_IN_PROGRESS));
-			assertThat(endpoint.key("keys", NAMESPACE, segments).getStatus()).isEqualTo(200);
+			assertThat(key(endpoint, "keys", NAMESPACE, segments).getStatus()).isEqualTo(200);
 			assertThat(endpoint.release("keys", NAMESPACE, segments, false, CALLER).getStatus()).isEqualTo(409);
 			assertThat(endpoint.release("keys", NAMESPACE, segments, true, CALLER).getStatus()).isEqualTo(200);
-			assertThat(endpoint.key("keys", NAMESPACE, segments).getStatus()).isEqualTo(404);
+			assertThat(key(endpoint, "keys", NAMESPACE, segments).getStatus()).isEqualTo(404);
 		});
 	}
 
@@ -110,9 +110,9 @@ class IdempotencyEndpointTests {
 			assertThat(listed.getBody()).isInstanceOfSatisfying(IdempotencyEndpoint.ParkedList.class,
 					(parked) -> assertThat(parked.keys()).extracting(IdempotencyEndpoint.ParkedDescriptor::key)
 						.containsExactlyInAnyOrder("charged", "not-charged"));
-			assertThat(endpoint.act("parked", NAMESPACE, new String[] { "charged" }, CALLER).getStatus())
+			assertThat(act(endpoint, "parked", NAMESPACE, new String[] { "charged" }, CALLER).getStatus())
 				.isEqualTo(200);
-			assertThat(endpoint.act("parked", NAMESPACE, new String[] { "charged" }, CALLER).getStatus())
+			assertThat(act(endpoint, "parked", NAMESPACE, new String[] { "charged" }, CALLER).getStatus())
 				.isEqualTo(404);
 			assertThat(context.getBean(JdbcIdempotencyStore.class)
 				.inspect(new IdempotencyKey(NAMESPACE, "charged"))).extracting(KeyRecord::status)
@@ -145,9 +145,9 @@ class IdempotencyEndpointTests {
 					assertThat(message.lastError()).isEqualTo("broken");
 				});
 			});
-			assertThat(endpoint.act("outbox", "dead", new String[] { ids.get(0) }, CALLER).getStatus())
+			assertThat(act(endpoint, "outbox", "dead", new String[] { ids.get(0) }, CALLER).getStatus())
 				.isEqualTo(200);
-			assertThat(endpoint.act("outbox", "dead", new String[] { ids.get(0) }, CALLER).getStatus())
+			assertThat(act(endpoint, "outbox", "dead", new String[] { ids.get(0) }, CALLER).getStatus())
 				.isEqualTo(404);
 			assertThat(endpoint.redriveAll("outbox", "dead", CALLER).getBody())
 				.isEqualTo(new IdempotencyEndpoint.Redriven(2));
@@ -162,12 +162,22 @@ class IdempotencyEndpointTests {
 			IdempotencyEndpoint endpoint = context.getBean(IdempotencyEndpoint.class);
 			assertThat(endpoint.list("nothing", null, null).getStatus()).isEqualTo(404);
 			assertThat(endpoint.page("outbox", "alive", null, null).getStatus()).isEqualTo(404);
-			assertThat(endpoint.key("nothing", NAMESPACE, new String[] { "k" }).getStatus()).isEqualTo(404);
-			assertThat(endpoint.act("nothing", NAMESPACE, new String[] { "k" }, CALLER).getStatus()).isEqualTo(404);
+			assertThat(key(endpoint, "nothing", NAMESPACE, new String[] { "k" }).getStatus()).isEqualTo(404);
+			assertThat(act(endpoint, "nothing", NAMESPACE, new String[] { "k" }, CALLER).getStatus()).isEqualTo(404);
 			assertThat(endpoint.release("nothing", NAMESPACE, new String[] { "k" }, null, CALLER).getStatus())
 				.isEqualTo(404);
 			assertThat(endpoint.redriveAll("outbox", "alive", CALLER).getStatus()).isEqualTo(404);
 		});
+	}
+
+	// The GET and POST operations that also take the dead letters' parameters, without them.
+	private static WebEndpointResponse<Object> key(IdempotencyEndpoint endpoint, String section, String namespace,
+			String[] key) {
+		return endpoint.lookup(section, namespace, key, null, null, null, null);
+	}
+	private static WebEndpointResponse<Object> act(IdempotencyEndpoint endpoint, String section, String first,
+			String[] rest, SecurityContext caller) {
+		return endpoint.act(section, first, rest, null, null, null, null, caller);
 	}
 
 	private static void park(AssertableApplicationContext context, IdempotencyKey... keys) throws InterruptedException {
