@@ -19,6 +19,7 @@ import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -121,6 +122,18 @@ class IdempotencyEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void aSectionOfTheApplicationsOwnAddsAPathBesideTheBuiltInOnes() {
+		this.contextRunner.withUserConfiguration(OwnSection.class).run((context) -> {
+			assertThat(context.getBeansOfType(IdempotencyEndpointSection.class)).hasSize(5);
+			IdempotencyEndpoint endpoint = context.getBean(IdempotencyEndpoint.class);
+			assertThat(endpoint.list("audit", null, null).getBody()).isEqualTo("audit trail");
+			assertThat(endpoint.list("parked", null, null).getBody())
+				.isEqualTo(new IdempotencyEndpoint.Problem("The store handles no parked keys"));
+			assertThat(endpoint.overview().stores()).containsOnlyKeys("idempotencyStore");
+		});
+	}
+
+	@Test
 	void readsAreAllowedByDefaultAndWritesOnlyWhenTheAccessIsRaised() {
 		Endpoint endpoint = AnnotationUtils.findAnnotation(IdempotencyEndpoint.class, Endpoint.class);
 		assertThat(endpoint).isNotNull();
@@ -209,6 +222,28 @@ class IdempotencyEndpointAutoConfigurationTests {
 				assertThat(context).hasNotFailed().doesNotHaveBean(DeadLetterSource.class);
 				assertThat(context.getBean(IdempotencyEndpoint.class).overview().deadLetters()).isEmpty();
 			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnSection {
+
+		@Bean
+		IdempotencyEndpointSection auditSection() {
+			return new IdempotencyEndpointSection() {
+
+				@Override
+				public String name() {
+					return "audit";
+				}
+
+				@Override
+				public WebEndpointResponse<Object> read(Request request) {
+					return new WebEndpointResponse<>("audit trail", WebEndpointResponse.STATUS_OK);
+				}
+
+			};
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
