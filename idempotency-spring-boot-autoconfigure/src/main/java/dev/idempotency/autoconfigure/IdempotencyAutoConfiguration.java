@@ -84,8 +84,8 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<KeyDetailsCodec> keyDetails, ObjectProvider<InvocationObserver> observer,
 			ObjectProvider<MessageTransport> transports, ConfigurableListableBeanFactory beanFactory) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(properties.getRetention(), properties.getLease(),
-				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint())
-			.withCountDuplicates(properties.isDuplicateAccounting());
+				properties.getTransactionTimeout(), properties.isRenewLeases(), properties.getFingerprint(),
+				properties.isDuplicateAccounting());
 		SingletonSupplier<List<IdempotencyListener>> listenerList = SingletonSupplier
 			.of(() -> listeners.orderedStream().toList());
 		SingletonSupplier<List<ArgumentAcknowledgerResolver>> acknowledgerList = SingletonSupplier

@@ -78,27 +78,6 @@ public final class DefaultFailureClassifier implements FailureClassifier {
 	}
 
 	/**
-	 * Creates the classifier with types of the application's own, and no client library's.
-	 * @param infrastructureTypes further types that are the infrastructure's
-	 * @param messageTypes types that are the message's even where a cause is infrastructure's;
-	 * checked first
-	 */
-	public DefaultFailureClassifier(List<Class<? extends Throwable>> infrastructureTypes,
-			List<Class<? extends Throwable>> messageTypes) {
-		this(List.of(), infrastructureTypes, messageTypes);
-	}
-
-	/**
-	 * Creates the classifier with the types of the technologies on the class path.
-	 * @param technologies the types the technologies contribute (the {@code InfrastructureFailureTypes}
-	 * and {@code MessageTransport} beans)
-	 * @since 0.2.0
-	 */
-	public DefaultFailureClassifier(List<? extends InfrastructureFailureTypes> technologies) {
-		this(technologies, List.of(), List.of());
-	}
-
-	/**
 	 * Creates the classifier with the types of the technologies on the class path and the
 	 * application's own.
 	 * @param technologies the types the technologies contribute (the {@code InfrastructureFailureTypes}

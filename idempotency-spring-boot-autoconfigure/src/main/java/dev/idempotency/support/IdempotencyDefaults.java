@@ -31,19 +31,6 @@ public record IdempotencyDefaults(Duration retention, Duration lease, Duration t
 	}
 
 	/**
-	 * Defaults without per-key duplicate accounting.
-	 * @param retention how long processed keys are remembered
-	 * @param lease how long a leased store's in-progress claim holds a key
-	 * @param transactionTimeout timeout of the transactions the interceptor opens
-	 * @param renewLeases whether leased claims are renewed while the method runs
-	 * @param fingerprint the default fingerprint expression, or {@code null}
-	 */
-	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout, boolean renewLeases,
-			@Nullable String fingerprint) {
-		this(retention, lease, transactionTimeout, renewLeases, fingerprint, false);
-	}
-
-	/**
 	 * These defaults with per-key duplicate accounting on or off.
 	 * @param countDuplicates whether duplicates are counted on their key's record
 	 * @return the defaults
@@ -54,25 +41,14 @@ public record IdempotencyDefaults(Duration retention, Duration lease, Duration t
 	}
 
 	/**
-	 * Defaults without a default fingerprint expression.
-	 * @param retention how long processed keys are remembered
-	 * @param lease how long a leased store's in-progress claim holds a key
-	 * @param transactionTimeout timeout of the transactions the interceptor opens
-	 * @param renewLeases whether leased claims are renewed while the method runs
-	 */
-	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout,
-			boolean renewLeases) {
-		this(retention, lease, transactionTimeout, renewLeases, null);
-	}
-
-	/**
-	 * Defaults that renew leases while a method runs.
+	 * Defaults that renew leases while a method runs, without a default fingerprint expression and
+	 * without per-key duplicate accounting.
 	 * @param retention how long processed keys are remembered
 	 * @param lease how long a leased store's in-progress claim holds a key
 	 * @param transactionTimeout timeout of the transactions the interceptor opens
 	 */
 	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout) {
-		this(retention, lease, transactionTimeout, true);
+		this(retention, lease, transactionTimeout, true, null, false);
 	}
 
 }

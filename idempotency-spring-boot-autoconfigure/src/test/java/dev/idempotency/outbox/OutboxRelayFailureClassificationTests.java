@@ -157,7 +157,7 @@ class OutboxRelayFailureClassificationTests {
 			}
 
 		};
-		OutboxRelay relay = relay(sender, new DefaultFailureClassifier(List.of(ApplicationGatewayDownException.class),
+		OutboxRelay relay = relay(sender, new DefaultFailureClassifier(List.of(), List.of(ApplicationGatewayDownException.class),
 				List.of()));
 		for (int round = 1; round <= 5; round++) {
 			assertThat(relay.runOnce()).isOne();

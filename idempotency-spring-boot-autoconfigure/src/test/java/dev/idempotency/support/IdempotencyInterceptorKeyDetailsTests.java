@@ -167,7 +167,7 @@ class IdempotencyInterceptorKeyDetailsTests {
 	@EnumSource
 	void defaultFingerprintAppliesToMethodsThatSetNone(Mode mode) {
 		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, Duration.ofMinutes(5), Duration.ZERO, true,
-				"#root.args[0]");
+				"#root.args[0]", false);
 		Payments payments = proxy(interceptor(mode, defaults, codec(MAX_RESULT)));
 		payments.plain(new Charge("c-1", 1, null));
 		assertThatExceptionOfType(IdempotencyKeyConflictException.class)

@@ -180,7 +180,7 @@ class IdempotencyInterceptorLeasedModeTests {
 	@SuppressWarnings("unchecked")
 	private Payments proxyOn(IdempotencyStore store, @Nullable PlatformTransactionManager transactionManager,
 			boolean renew, Duration lease) {
-		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, lease, Duration.ZERO, renew);
+		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, lease, Duration.ZERO, renew, null, false);
 		IdempotencyInterceptor interceptor = IdempotencyInterceptor
 			.builder(defaults, (name) -> store, (candidate) -> transactionManager)
 			.listeners(() -> List.of(this.listener))

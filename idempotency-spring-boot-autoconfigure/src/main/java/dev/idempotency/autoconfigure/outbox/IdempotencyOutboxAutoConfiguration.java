@@ -1,6 +1,7 @@
 package dev.idempotency.autoconfigure.outbox;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 
 import javax.sql.DataSource;
@@ -121,7 +122,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 				properties.isOrderedPerKey(), relay.getMaxInFlightBatches());
 		return new OutboxRelay(outboxRepository, SingletonSupplier.of(() -> senders.orderedStream().toList()),
 				options, Clock.systemUTC(), SingletonSupplier.of(() -> listeners.orderedStream().toList()),
-				classifier.getIfAvailable(() -> new DefaultFailureClassifier(technologies.orderedStream().toList())));
+				classifier.getIfAvailable(() -> new DefaultFailureClassifier(technologies.orderedStream().toList(), List.of(), List.of())));
 	}
 
 	@Bean

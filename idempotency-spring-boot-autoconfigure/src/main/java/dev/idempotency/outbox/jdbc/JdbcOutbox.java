@@ -39,29 +39,24 @@ public class JdbcOutbox implements Outbox {
 
 	private final TraceContextCapture traceContext;
 
+	/**
+	 * Creates an outbox that wakes no relay and stores no trace context.
+	 * @param repository the outbox table
+	 * @param jsonMapper serializes payloads
+	 */
 	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper) {
 		this(repository, jsonMapper, () -> {
-		});
+		}, TraceContextCapture.NONE);
 	}
 
 	/**
 	 * Creates an outbox that runs {@code afterCommit} once a transaction that published has
-	 * committed (never after a rollback), such as {@link dev.idempotency.outbox.OutboxRelay#wakeUp()}.
+	 * committed (never after a rollback), such as {@link dev.idempotency.outbox.OutboxRelay#wakeUp()},
+	 * and stores the trace context current at each {@code publish}.
 	 * @param repository the outbox table
 	 * @param jsonMapper serializes payloads
 	 * @param afterCommit runs on the committing thread; it must be quick, and what it throws is
 	 * logged, never passed to the committer
-	 */
-	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper, Runnable afterCommit) {
-		this(repository, jsonMapper, afterCommit, TraceContextCapture.NONE);
-	}
-
-	/**
-	 * Creates an outbox that also stores the trace context current at each {@code publish}.
-	 * @param repository the outbox table
-	 * @param jsonMapper serializes payloads
-	 * @param afterCommit runs on the committing thread once a transaction that published has
-	 * committed
 	 * @param traceContext captures the publisher's trace context; {@link TraceContextCapture#NONE}
 	 * stores none
 	 * @since 0.2.0

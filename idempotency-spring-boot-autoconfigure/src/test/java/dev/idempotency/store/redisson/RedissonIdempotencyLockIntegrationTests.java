@@ -40,7 +40,7 @@ class RedissonIdempotencyLockIntegrationTests {
 
 	/** The classifier as the auto-configuration builds it with Redisson on the class path. */
 	private static final DefaultFailureClassifier CLASSIFIER = new DefaultFailureClassifier(
-			List.of(new RedissonFailureTypes()));
+			List.of(new RedissonFailureTypes()), List.of(), List.of());
 
 	private static final Duration LEASE = Duration.ofMinutes(5);
 

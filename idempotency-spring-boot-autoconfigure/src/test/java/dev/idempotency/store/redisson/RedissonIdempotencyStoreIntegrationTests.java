@@ -33,7 +33,7 @@ class RedissonIdempotencyStoreIntegrationTests extends AbstractIdempotencyStoreC
 
 	/** The classifier as the auto-configuration builds it with Redisson on the class path. */
 	private static final DefaultFailureClassifier CLASSIFIER = new DefaultFailureClassifier(
-			List.of(new RedissonFailureTypes()));
+			List.of(new RedissonFailureTypes()), List.of(), List.of());
 
 	private static final Duration SHORT = Duration.ofMillis(300);
 
