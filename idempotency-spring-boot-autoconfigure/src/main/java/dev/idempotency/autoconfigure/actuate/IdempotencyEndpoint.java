@@ -76,15 +76,16 @@ public class IdempotencyEndpoint {
 	/**
 	 * Creates the endpoint.
 	 * @param sections the sections, each answering the paths that start with its
-	 * {@link IdempotencyEndpointSection#name() name}; of two with the same name the first answers,
-	 * the other is ignored with a warning
+	 * {@link IdempotencyEndpointSection#name() name}; of two with the same name the first answers
+	 * and the other is ignored (logged at {@code INFO})
 	 */
 	public IdempotencyEndpoint(List<? extends IdempotencyEndpointSection> sections) {
 		Map<String, IdempotencyEndpointSection> byName = new LinkedHashMap<>();
 		for (IdempotencyEndpointSection section : sections) {
 			IdempotencyEndpointSection first = byName.putIfAbsent(section.name(), section);
 			if (first != null) {
-				logger.warn("Actuator endpoint 'idempotency': section '" + section.name() + "' of "
+				// Expected when an application replaces a section of the starter's by one of its own
+				logger.info("Actuator endpoint 'idempotency': section '" + section.name() + "' of "
 						+ section.getClass().getName() + " is ignored; " + first.getClass().getName()
 						+ " answers that path");
 			}

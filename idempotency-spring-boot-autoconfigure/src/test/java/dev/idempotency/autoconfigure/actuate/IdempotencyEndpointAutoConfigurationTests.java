@@ -134,6 +134,16 @@ class IdempotencyEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void aSectionOfTheApplicationsOwnReplacesTheStartersOfTheSameName() {
+		this.contextRunner.withUserConfiguration(OwnKeysSection.class).run((context) -> {
+			IdempotencyEndpoint endpoint = context.getBean(IdempotencyEndpoint.class);
+			assertThat(endpoint.lookup("keys", "points", new String[] { "4711" }, null, null, null, null).getBody())
+				.isEqualTo("own keys");
+			assertThat(endpoint.overview().stores()).isEmpty();
+		});
+	}
+
+	@Test
 	void readsAreAllowedByDefaultAndWritesOnlyWhenTheAccessIsRaised() {
 		Endpoint endpoint = AnnotationUtils.findAnnotation(IdempotencyEndpoint.class, Endpoint.class);
 		assertThat(endpoint).isNotNull();
@@ -239,6 +249,28 @@ class IdempotencyEndpointAutoConfigurationTests {
 				@Override
 				public WebEndpointResponse<Object> read(Request request) {
 					return new WebEndpointResponse<>("audit trail", WebEndpointResponse.STATUS_OK);
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnKeysSection {
+
+		@Bean
+		IdempotencyEndpointSection ownKeysSection() {
+			return new IdempotencyEndpointSection() {
+
+				@Override
+				public String name() {
+					return "keys";
+				}
+
+				@Override
+				public WebEndpointResponse<Object> read(Request request) {
+					return new WebEndpointResponse<>("own keys", WebEndpointResponse.STATUS_OK);
 				}
 
 			};
