@@ -157,8 +157,8 @@ class OutboxRelayFailureClassificationTests {
 			}
 
 		};
-		OutboxRelay relay = relay(sender, new DefaultFailureClassifier(List.of(), List.of(ApplicationGatewayDownException.class),
-				List.of()));
+		OutboxRelay relay = relay(sender,
+				new DefaultFailureClassifier(List.of(), List.of(ApplicationGatewayDownException.class), List.of()));
 		for (int round = 1; round <= 5; round++) {
 			assertThat(relay.runOnce()).isOne();
 			this.clock.advance(Duration.ofMinutes(10));

@@ -42,7 +42,8 @@ class DefaultFailureClassifierTests {
 			new RedisStreamMessageTransport(), new LettuceFailureTypes(), new JedisFailureTypes(),
 			new RedissonFailureTypes());
 
-	private final DefaultFailureClassifier classifier = new DefaultFailureClassifier(TECHNOLOGIES, List.of(), List.of());
+	private final DefaultFailureClassifier classifier = new DefaultFailureClassifier(TECHNOLOGIES, List.of(),
+			List.of());
 
 	@Test
 	void defaultInfrastructureTypesArePinned() {
@@ -170,8 +171,8 @@ class DefaultFailureClassifierTests {
 
 	@Test
 	void applicationTypesExtendTheDefaultsAndMessageTypesWin() {
-		DefaultFailureClassifier custom = new DefaultFailureClassifier(List.of(), List.of(PaymentGatewayDownException.class),
-				List.of(CardDeclinedException.class));
+		DefaultFailureClassifier custom = new DefaultFailureClassifier(List.of(),
+				List.of(PaymentGatewayDownException.class), List.of(CardDeclinedException.class));
 		assertThat(custom.classify(new RuntimeException(new PaymentGatewayDownException())))
 			.isEqualTo(FailureKind.INFRASTRUCTURE);
 		assertThat(custom.classify(new CardDeclinedException(new ConnectException("refused"))))

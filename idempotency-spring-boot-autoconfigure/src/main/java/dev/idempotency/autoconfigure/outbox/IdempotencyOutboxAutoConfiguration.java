@@ -122,7 +122,8 @@ public final class IdempotencyOutboxAutoConfiguration {
 				properties.isOrderedPerKey(), relay.getMaxInFlightBatches());
 		return new OutboxRelay(outboxRepository, SingletonSupplier.of(() -> senders.orderedStream().toList()),
 				options, Clock.systemUTC(), SingletonSupplier.of(() -> listeners.orderedStream().toList()),
-				classifier.getIfAvailable(() -> new DefaultFailureClassifier(technologies.orderedStream().toList(), List.of(), List.of())));
+				classifier.getIfAvailable(
+						() -> new DefaultFailureClassifier(technologies.orderedStream().toList(), List.of(), List.of())));
 	}
 
 	@Bean

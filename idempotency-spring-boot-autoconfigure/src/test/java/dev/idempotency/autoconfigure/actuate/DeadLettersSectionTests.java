@@ -31,7 +31,8 @@ class DeadLettersSectionTests {
 	void theFirstSourceOfATransportAnswers() {
 		assertThat(this.section.name()).isEqualTo("dead-letters");
 		assertThat(this.section.transports()).containsExactly("kafka", "redis");
-		assertThat(this.section.read(request(List.of("kafka", "orders/eu"))).getBody()).isEqualTo("preview of orders/eu");
+		assertThat(this.section.read(request(List.of("kafka", "orders/eu"))).getBody())
+			.isEqualTo("preview of orders/eu");
 		assertThat(this.section.write(request(List.of("redis", "orders-stream"))).getBody())
 			.isEqualTo("redrive of orders-stream");
 		assertThat(this.kafka.calls).hasSize(1);

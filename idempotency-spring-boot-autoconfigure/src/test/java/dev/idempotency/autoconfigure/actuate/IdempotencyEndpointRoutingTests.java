@@ -77,7 +77,8 @@ class IdempotencyEndpointRoutingTests {
 		WebEndpointResponse<Object> response = this.endpoint.lookup("outbox", "dead", new String[] { "m-1" }, null,
 				null, null, null);
 		assertThat(response.getStatus()).isEqualTo(404);
-		assertThat(response.getBody()).isEqualTo(new IdempotencyEndpoint.Problem("No section 'outbox': try keys, audit"));
+		assertThat(response.getBody())
+			.isEqualTo(new IdempotencyEndpoint.Problem("No section 'outbox': try keys, audit"));
 		assertThat(this.audit.requests).isEmpty();
 	}
 
