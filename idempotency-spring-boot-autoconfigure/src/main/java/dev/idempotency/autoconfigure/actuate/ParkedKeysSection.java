@@ -2,6 +2,7 @@ package dev.idempotency.autoconfigure.actuate;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BiFunction;
 
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.ParkedDescriptor;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.ParkedList;
@@ -71,27 +72,32 @@ final class ParkedKeysSection implements IdempotencyEndpointSection {
 
 	@Override
 	public WebEndpointResponse<Object> write(Request request) {
-		if (request.path().size() != 2) {
-			return notFound("No POST on '" + request.target() + "'" + USAGE);
-		}
-		ParkedKeys parked = this.parkedKeys;
-		if (parked == null) {
-			return noParkedKeys();
-		}
-		IdempotencyKey key = SectionResponses.key(request.path().get(0), request.path().get(1));
-		if (key == null) {
-			return badRequest("A namespace and a key are required");
-		}
-		boolean completed = parked.markCompleted(key, this.retention);
-		audit(request.securityContext(), "mark completed of parked key '" + key.value() + "' in namespace '"
-				+ key.namespace() + "': " + (completed ? "completed" : "not parked"));
-		return completed ? ok(new ParkedOutcome(key.namespace(), key.value(), "COMPLETED")) : notParked(key);
+		return onParkedKey(request, "POST", (parked, key) -> {
+			boolean completed = parked.markCompleted(key, this.retention);
+			audit(request.securityContext(), "mark completed of parked key '" + key.value() + "' in namespace '"
+					+ key.namespace() + "': " + (completed ? "completed" : "not parked"));
+			return completed ? ok(new ParkedOutcome(key.namespace(), key.value(), "COMPLETED")) : notParked(key);
+		});
 	}
 
 	@Override
 	public WebEndpointResponse<Object> delete(Request request) {
+		return onParkedKey(request, "DELETE", (parked, key) -> {
+			boolean released = parked.release(key);
+			audit(request.securityContext(), "release of parked key '" + key.value() + "' in namespace '"
+					+ key.namespace() + "': " + (released ? "released" : "not parked"));
+			return released ? ok(new ParkedOutcome(key.namespace(), key.value(), "RELEASED")) : notParked(key);
+		});
+	}
+
+	/**
+	 * Checks what a POST and a DELETE on {@code parked/{namespace}/{key}} both need (the path, a
+	 * store with parked keys, a key) in that order, then acts on the key.
+	 */
+	private WebEndpointResponse<Object> onParkedKey(Request request, String method,
+			BiFunction<ParkedKeys, IdempotencyKey, WebEndpointResponse<Object>> action) {
 		if (request.path().size() != 2) {
-			return notFound("No DELETE on '" + request.target() + "'" + USAGE);
+			return notFound("No " + method + " on '" + request.target() + "'" + USAGE);
 		}
 		ParkedKeys parked = this.parkedKeys;
 		if (parked == null) {
@@ -101,10 +107,7 @@ final class ParkedKeysSection implements IdempotencyEndpointSection {
 		if (key == null) {
 			return badRequest("A namespace and a key are required");
 		}
-		boolean released = parked.release(key);
-		audit(request.securityContext(), "release of parked key '" + key.value() + "' in namespace '"
-				+ key.namespace() + "': " + (released ? "released" : "not parked"));
-		return released ? ok(new ParkedOutcome(key.namespace(), key.value(), "RELEASED")) : notParked(key);
+		return action.apply(parked, key);
 	}
 
 	private static WebEndpointResponse<Object> noParkedKeys() {
