@@ -41,7 +41,7 @@ final class FaultCluster implements AutoCloseable {
 
 	private final AdminClient admin;
 
-	private final KafkaProducer<String, byte[]> producer;
+	private KafkaProducer<String, byte[]> producer;
 
 	private final FaultDatabase database;
 
@@ -58,10 +58,7 @@ final class FaultCluster implements AutoCloseable {
 				"auto.create.topics.enable", "false"));
 		this.broker.afterPropertiesSet();
 		this.admin = AdminClient.create(Map.of("bootstrap.servers", this.broker.getBrokersAsString()));
-		this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-				this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG, "all",
-				ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true", ProducerConfig.LINGER_MS_CONFIG, "5"),
-				new StringSerializer(), new ByteArraySerializer());
+		this.producer = newProducer();
 		this.database = new FaultDatabase(this.runId);
 	}
 
@@ -133,7 +130,31 @@ final class FaultCluster implements AutoCloseable {
 		return properties;
 	}
 
+	/**
+	 * Sends the records and waits until the broker has them all. A failed send is retried once with a
+	 * new producer, and only when no record of this call reached any of its topics (their end offsets
+	 * did not move), so that a retry can never add a second copy; otherwise it fails with the cause.
+	 */
 	void sendAndFlush(List<ProducerRecord<String, byte[]>> records) {
+		Map<String, Long> before = totalEndOffsets(records);
+		try {
+			send(records);
+		}
+		catch (IllegalStateException ex) {
+			Map<String, Long> after = totalEndOffsets(records);
+			if (!after.equals(before)) {
+				throw new IllegalStateException(ex.getMessage() + "; not retried: end offsets moved from " + before
+						+ " to " + after, ex.getCause());
+			}
+			System.out.printf("[cluster %s] %s; nothing landed (end offsets %s): retrying with a new producer%n",
+					this.runId, ex.getMessage(), after);
+			this.producer.close(Duration.ofSeconds(10));
+			this.producer = newProducer();
+			send(records);
+		}
+	}
+
+	private void send(List<ProducerRecord<String, byte[]>> records) {
 		List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
 		for (ProducerRecord<String, byte[]> record : records) {
 			sent.add(this.producer.send(record));
@@ -144,9 +165,26 @@ final class FaultCluster implements AutoCloseable {
 				future.get(30, TimeUnit.SECONDS);
 			}
 			catch (Exception ex) {
-				throw new IllegalStateException("Could not send a record", ex);
+				Throwable cause = (ex instanceof java.util.concurrent.ExecutionException) ? ex.getCause() : ex;
+				throw new IllegalStateException("Could not send a record: " + cause, cause);
 			}
 		}
+	}
+
+	/** The sum of the end offsets of each topic the records go to. */
+	private Map<String, Long> totalEndOffsets(List<ProducerRecord<String, byte[]>> records) {
+		Map<String, Long> totals = new java.util.TreeMap<>();
+		for (String topic : records.stream().map(ProducerRecord::topic).distinct().toList()) {
+			int partitions = this.producer.partitionsFor(topic).size();
+			totals.put(topic, endOffsets(topic, partitions).values().stream().mapToLong(Long::longValue).sum());
+		}
+		return totals;
+	}
+
+	private KafkaProducer<String, byte[]> newProducer() {
+		return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(),
+				ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+				ProducerConfig.LINGER_MS_CONFIG, "5"), new StringSerializer(), new ByteArraySerializer());
 	}
 
 	static byte[] json(String orderId, String userId, long points) {
