@@ -70,6 +70,21 @@ public record IdempotencyKey(String namespace, String value) {
 		return true;
 	}
 
+	/**
+	 * This key as one string that names it unambiguously, for stores and caches that keep keys
+	 * under one name (Redis): the namespace with {@code %} and {@code :} percent-encoded, a
+	 * {@code :}, then the key as it is. The first {@code :} always ends the namespace, so two
+	 * different keys never share a name, as {@code a:b}/{@code c} and {@code a}/{@code b:c} would
+	 * joined plainly.
+	 * @return {@code <encoded namespace>:<key>}
+	 * @since 0.2.0
+	 */
+	public String qualifiedName() {
+		String encoded = (this.namespace.indexOf(':') < 0 && this.namespace.indexOf('%') < 0) ? this.namespace
+				: this.namespace.replace("%", "%25").replace(":", "%3A");
+		return encoded + ":" + this.value;
+	}
+
 	private static boolean keptVerbatim(String part, int maxLength) {
 		return part.length() <= maxLength && !part.startsWith(DIGEST_PREFIX);
 	}

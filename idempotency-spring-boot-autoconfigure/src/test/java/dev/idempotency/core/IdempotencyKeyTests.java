@@ -48,6 +48,16 @@ class IdempotencyKeyTests {
 	}
 
 	@Test
+	void qualifiedNameEncodesTheNamespaceSoThatTwoKeysNeverShareIt() {
+		assertThat(new IdempotencyKey("points", "o-1").qualifiedName()).isEqualTo("points:o-1");
+		assertThat(new IdempotencyKey("points:orders", "o:1").qualifiedName()).isEqualTo("points%3Aorders:o:1");
+		assertThat(new IdempotencyKey("100%", "o").qualifiedName()).isEqualTo("100%25:o");
+		assertThat(new IdempotencyKey("a:b", "c").qualifiedName())
+			.isNotEqualTo(new IdempotencyKey("a", "b:c").qualifiedName())
+			.isNotEqualTo(new IdempotencyKey("a%3Ab", "c").qualifiedName());
+	}
+
+	@Test
 	void digestedBeyondLeavesShortKeysAlone() {
 		IdempotencyKey key = new IdempotencyKey("points", "order-1");
 		assertThat(key.digestedBeyond(255)).isSameAs(key);

@@ -142,7 +142,7 @@ public final class RedisRecentKeysFilter implements DuplicateFilter, SmartLifecy
 	}
 
 	private String redisKey(IdempotencyKey key) {
-		return this.prefix + key.namespace() + ':' + key.value();
+		return this.prefix + key.qualifiedName();
 	}
 
 }

@@ -357,7 +357,7 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 	@Override
 	public String storageKey(IdempotencyKey key) {
 		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-		return this.keyPrefix + escapeNamespace(stored.namespace()) + ":" + stored.value();
+		return this.keyPrefix + stored.qualifiedName();
 	}
 
 	@Override
@@ -414,13 +414,6 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 
 	private static byte[] bytes(String value) {
 		return value.getBytes(StandardCharsets.UTF_8);
-	}
-
-	private static String escapeNamespace(String namespace) {
-		if (namespace.indexOf(':') < 0 && namespace.indexOf('%') < 0) {
-			return namespace;
-		}
-		return namespace.replace("%", "%25").replace(":", "%3A");
 	}
 
 	/** Whole milliseconds, at least one: {@code PX 0} is an error. */

@@ -19,14 +19,7 @@ final class RedissonNames {
 
 	static String of(String prefix, IdempotencyKey key) {
 		IdempotencyKey stored = key.digestedBeyond(MAX_KEY_LENGTH);
-		return prefix + escapeNamespace(stored.namespace()) + ":" + stored.value();
-	}
-
-	private static String escapeNamespace(String namespace) {
-		if (namespace.indexOf(':') < 0 && namespace.indexOf('%') < 0) {
-			return namespace;
-		}
-		return namespace.replace("%", "%25").replace(":", "%3A");
+		return prefix + stored.qualifiedName();
 	}
 
 }
