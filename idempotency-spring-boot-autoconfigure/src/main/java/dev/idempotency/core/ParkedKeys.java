@@ -17,7 +17,8 @@ public interface ParkedKeys {
 
 	/**
 	 * Lists parked keys, oldest claim first.
-	 * @param namespace only this namespace, or {@code null} for all
+	 * @param namespace only this namespace, as written or (for a long one, stored as its digest) as
+	 * this method lists it; {@code null} for all
 	 * @param limit the most keys to return
 	 * @return the parked keys
 	 */

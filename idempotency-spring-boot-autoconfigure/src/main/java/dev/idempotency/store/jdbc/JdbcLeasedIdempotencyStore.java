@@ -512,12 +512,19 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		}
 	}
 
+	/**
+	 * Lists parked keys. A namespace is matched as it is stored: one that is long (or starts with
+	 * {@code sha256:}) is looked up by its digest, and a digest as this method lists it is taken as
+	 * it is.
+	 */
 	@Override
 	public List<ParkedKey> parked(@Nullable String namespace, int limit) {
 		Assert.isTrue(limit >= 1, "limit must be at least 1");
+		String stored = (namespace == null || IdempotencyKey.isDigest(namespace)) ? namespace
+				: new IdempotencyKey(namespace, "-").digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH).namespace();
 		try {
-			List<ParkedKey> parked = inTransaction((status) -> (namespace != null)
-					? this.jdbc.query(this.sql.parkedInNamespace, this::parkedKey, namespace, limit)
+			List<ParkedKey> parked = inTransaction((status) -> (stored != null)
+					? this.jdbc.query(this.sql.parkedInNamespace, this::parkedKey, stored, limit)
 					: this.jdbc.query(this.sql.parked, this::parkedKey, limit));
 			return (parked != null) ? parked : List.of();
 		}

@@ -436,6 +436,21 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 	}
 
 	@Test
+	void parkedKeysOfALongNamespaceAreListedByTheNamespaceAsWrittenAndAsListed() {
+		String namespace = "long-" + "n".repeat(JdbcIdempotencyStore.MAX_KEY_LENGTH);
+		claim(new IdempotencyKey(namespace, "parked-long"));
+		endLeases();
+		this.store.settle(this.store.takeOver(10, HOLD).get(0), Verdict.MANUAL, RETENTION);
+		String listed = this.store.parked(null, 10).get(0).key().namespace();
+		assertThat(IdempotencyKey.isDigest(listed)).as("a long namespace is stored as its digest").isTrue();
+		assertThat(this.store.parked(namespace, 10)).extracting((parked) -> parked.key().value())
+			.containsExactly("parked-long");
+		assertThat(this.store.parked(listed, 10)).extracting((parked) -> parked.key().value())
+			.containsExactly("parked-long");
+		assertThat(this.store.parked("contract", 10)).isEmpty();
+	}
+
+	@Test
 	void settleAfterTheHoldWasTakenOverChangesNothing() {
 		claim(key("slow-reconciler"));
 		endLeases();
