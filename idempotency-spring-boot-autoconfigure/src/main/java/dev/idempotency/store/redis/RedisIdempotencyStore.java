@@ -19,7 +19,7 @@ import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.KeyValueIdempotencyStore;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.support.ClaimTokens;
-import dev.idempotency.support.KeyDetailsScripts;
+import dev.idempotency.support.redis.KeyDetailsScripts;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

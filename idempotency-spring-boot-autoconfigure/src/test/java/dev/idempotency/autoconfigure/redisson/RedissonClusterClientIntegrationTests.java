@@ -11,7 +11,7 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.KeyRecord;
 import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.RecordedKey;
-import dev.idempotency.support.KeyDetailsScripts;
+import dev.idempotency.support.redis.KeyDetailsScripts;
 import dev.idempotency.testsupport.LocalRedisCluster;
 import org.junit.jupiter.api.Test;
 import org.redisson.config.ReadMode;

@@ -5,7 +5,7 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.store.AbstractKeyDetailsContractTests;
-import dev.idempotency.support.KeyDetailsScripts;
+import dev.idempotency.support.redis.KeyDetailsScripts;
 import dev.idempotency.testsupport.TestRedisConnections;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

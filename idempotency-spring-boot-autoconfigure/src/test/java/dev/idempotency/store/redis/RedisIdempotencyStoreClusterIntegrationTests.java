@@ -5,7 +5,7 @@ import java.util.Set;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
-import dev.idempotency.support.KeyDetailsScripts;
+import dev.idempotency.support.redis.KeyDetailsScripts;
 import dev.idempotency.testsupport.LocalRedisCluster;
 import org.junit.jupiter.api.Test;
 

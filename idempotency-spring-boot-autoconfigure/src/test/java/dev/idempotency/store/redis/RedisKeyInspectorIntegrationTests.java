@@ -7,7 +7,7 @@ import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.KeyRecord;
 import dev.idempotency.core.KeyRelease;
-import dev.idempotency.support.KeyDetailsScripts;
+import dev.idempotency.support.redis.KeyDetailsScripts;
 import dev.idempotency.testsupport.TestRedisConnections;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,4 +1,4 @@
-package dev.idempotency.support;
+package dev.idempotency.support.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;

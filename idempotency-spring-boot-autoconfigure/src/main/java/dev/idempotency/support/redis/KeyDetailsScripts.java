@@ -1,4 +1,4 @@
-package dev.idempotency.support;
+package dev.idempotency.support.redis;
 
 /**
  * The Lua scripts and key names with which the Redis and Redisson stores keep the details of a key
