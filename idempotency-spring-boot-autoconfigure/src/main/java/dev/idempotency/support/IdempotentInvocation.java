@@ -29,7 +29,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 
 /**
@@ -57,7 +56,7 @@ import org.springframework.transaction.support.TransactionSynchronization;
  *
  * @since 0.2.0
  */
-class IdempotentInvocation {
+class IdempotentInvocation implements InvocationTransaction.Participant {
 
 	// The interceptor's category, so that existing logging configuration keeps working.
 	private static final Log logger = LogFactory.getLog(IdempotencyInterceptor.class);
@@ -74,7 +73,7 @@ class IdempotentInvocation {
 
 	final IdempotencyStore store;
 
-	private final @Nullable PlatformTransactionManager transactionManager;
+	private final ClaimPath path;
 
 	private final boolean leased;
 
@@ -139,7 +138,7 @@ class IdempotentInvocation {
 		this.method = method;
 		this.delivery = delivery;
 		this.store = path.store();
-		this.transactionManager = path.transactionManager();
+		this.path = path;
 		this.leased = path.leased();
 		this.renewLeases = defaults.renewLeases();
 		this.countDuplicates = defaults.countDuplicates();
@@ -167,7 +166,8 @@ class IdempotentInvocation {
 	 * The outcomes are reported when a transaction this call joined completes, after the call has
 	 * returned.
 	 */
-	void reportsLater() {
+	@Override
+	public void reportsLater() {
 		this.reportsLater = true;
 	}
 
@@ -206,8 +206,8 @@ class IdempotentInvocation {
 			return skipWithoutTransaction();
 		}
 		try (IdempotencyLock.Held lock = lock()) {
-			InvocationTransaction transaction = InvocationTransaction.begin(this, this.transactionManager,
-					transactionTimeout);
+			InvocationTransaction transaction = InvocationTransaction.begin(this, this.path,
+					"@Idempotent " + this.method.fallbackNamespace(), transactionTimeout);
 			Object result;
 			try {
 				result = claimAndProceed();
@@ -415,7 +415,8 @@ class IdempotentInvocation {
 	 * After commit, on the committing thread: completes the claims made now and acknowledges the
 	 * delivery. A completing acknowledger is offered both in one step first.
 	 */
-	void afterCommit() {
+	@Override
+	public void afterCommit() {
 		try {
 			completeAndAcknowledge();
 		}
@@ -455,7 +456,8 @@ class IdempotentInvocation {
 	 * and after a rollback the claims made now are released.
 	 * @param status a {@link TransactionSynchronization} completion status
 	 */
-	void afterCompletion(int status) {
+	@Override
+	public void afterCompletion(int status) {
 		if (status == TransactionSynchronization.STATUS_COMMITTED) {
 			return;
 		}
@@ -475,7 +477,8 @@ class IdempotentInvocation {
 	 * time is shared out among its messages.
 	 * @param failure the exception the call ended with, or {@code null}
 	 */
-	void report(@Nullable Throwable failure) {
+	@Override
+	public void report(@Nullable Throwable failure) {
 		this.reported = true;
 		int count = this.keys.size();
 		long nanos = (System.nanoTime() - this.started) / count;
