@@ -1,7 +1,6 @@
 package dev.idempotency.support;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -37,14 +36,9 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  * A record and a batch run alike: what differs between them is the call's {@link InvocationKeys}.
  * The claims and their outcomes are kept in {@link InvocationClaims} and told once by
- * {@link InvocationReport}.
- * <p>
- * A method with a fingerprint expression or {@link OnDuplicate#RETURN_PREVIOUS} also records details
- * with its key: the payload's fingerprint once claimed, before the method runs; its serialized
- * result after the method returned, before commit (before completion when leased). A duplicate then
- * asks the store what was recorded: a different fingerprint is a conflict
- * ({@link IdempotencyKeyConflictException}, never acknowledged), and a stored result is returned.
- * Such a method is never answered by the duplicate filters, which know keys but not their details.
+ * {@link InvocationReport}; what a method records with its key (a fingerprint, its result) is
+ * {@link KeyDetailsRecorder}'s, and what the duplicate filters said is {@link FilterVerdicts}'. A
+ * method that records details is never answered by the filters, which know keys but not details.
  * Not thread-safe: one instance per call, used on the calling thread.
  *
  * @since 0.2.0
@@ -53,11 +47,7 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 
 	private final MethodInvocation call;
 
-	private final Object target;
-
 	private final IdempotentMethod method;
-
-	private final @Nullable DeliveryContext delivery;
 
 	private final ClaimPath path;
 
@@ -75,15 +65,13 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 
 	private final InvocationKeys keys;
 
-	private final KeyDetailsSupport keyDetails;
+	private final KeyDetailsRecorder details;
+
+	private final FilterVerdicts filters;
 
 	private final InvocationReport report;
 
 	private InvocationClaims claims;
-
-	private List<DuplicateFilterChain.Verdict> verdicts = List.of();
-
-	private @Nullable String fingerprint;
 
 	private boolean acknowledge;
 
@@ -109,9 +97,7 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 			KeyDetailsSupport keyDetails, long started) {
 		String namespace = method.namespaceFor(delivery);
 		this.call = call;
-		this.target = target;
 		this.method = method;
-		this.delivery = delivery;
 		this.path = path;
 		this.renewLeases = defaults.renewLeases();
 		this.countDuplicates = defaults.countDuplicates();
@@ -119,8 +105,9 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
 		this.acknowledger = acknowledger;
 		this.guards = guards;
-		this.keyDetails = keyDetails;
 		this.keys = InvocationKeys.of(call, target, method, delivery, namespace);
+		this.details = new KeyDetailsRecorder(keyDetails, method, call, target, delivery, path.store());
+		this.filters = new FilterVerdicts(guards.filters());
 		this.report = new InvocationReport(listeners, namespace, path.store().name(), started);
 		this.claims = new InvocationClaims(path.store(), List.of());
 	}
@@ -159,9 +146,7 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 		try {
 			resolved = this.keys.resolve(keyResolver);
 			this.claims = new InvocationClaims(this.path.store(), resolved.keys());
-			if (this.method.fingerprintExpression() != null) {
-				this.fingerprint = fingerprint(this.method.fingerprintExpression());
-			}
+			this.details.fingerprint();
 		}
 		catch (InvalidIdempotencyKeyException ex) {
 			throw this.report.rejected(ex);
@@ -181,7 +166,7 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 	 * rejection the transport settles the messages before it itself
 	 */
 	private @Nullable Object claimOrSkip(boolean acknowledges, Duration transactionTimeout) throws Throwable {
-		if (answeredByFilters()) {
+		if (!this.method.recordsKeyDetails() && this.filters.allCompleted(this.claims.keys())) {
 			return skipWithoutTransaction(acknowledges);
 		}
 		try (IdempotencyLock.Held lock = lock()) {
@@ -199,23 +184,6 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 			transaction.commit();
 			return result;
 		}
-	}
-
-	/** Asks the filters about every key; true when each key is known to have completed. */
-	private boolean answeredByFilters() {
-		DuplicateFilterChain filters = this.guards.filters();
-		if (filters.filters().isEmpty() || this.method.recordsKeyDetails()) {
-			return false;
-		}
-		List<DuplicateFilterChain.Verdict> verdicts = new ArrayList<>(this.claims.size());
-		boolean allCompleted = true;
-		for (IdempotencyKey key : this.claims.keys()) {
-			DuplicateFilterChain.Verdict verdict = filters.check(key);
-			verdicts.add(verdict);
-			allCompleted &= verdict.completed();
-		}
-		this.verdicts = verdicts;
-		return allCompleted && this.claims.size() > 0;
 	}
 
 	/**
@@ -272,9 +240,7 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 			}
 			else if (outcome == IdempotencyOutcome.PROCESSED) {
 				claimedNow = true;
-				if (i < this.verdicts.size()) {
-					this.guards.filters().falsePositive(this.verdicts.get(i));
-				}
+				this.filters.claimedNow(i);
 			}
 		}
 		IdempotencyKey inProgress = this.claims.first(IdempotencyOutcome.IN_PROGRESS);
@@ -282,60 +248,33 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 			throw new IdempotencyInProgressException(inProgress, this.lease);
 		}
 		IdempotencyKey duplicate = this.claims.first(IdempotencyOutcome.DUPLICATE);
-		RecordedKey recorded = (duplicate != null && this.method.recordsKeyDetails()) ? checkRecorded() : null;
+		RecordedKey recorded = (duplicate != null) ? checkRecorded(duplicate) : null;
 		if (duplicate != null && this.method.onDuplicate() == OnDuplicate.THROW) {
 			throw new DuplicateMessageException(duplicate);
 		}
-		if (claimedNow) {
-			return proceed(store);
+		if (!claimedNow) {
+			return this.details.skipped(recorded);
 		}
-		if (recorded != null && recorded.result() != null && this.method.onDuplicate() == OnDuplicate.RETURN_PREVIOUS) {
-			return this.keyDetails.requireCodec(this.method)
-				.results()
-				.deserialize(recorded.result(), this.call.getMethod(), this.target.getClass());
-		}
-		return this.method.skippedValue();
-	}
-
-	/** Runs the method; only a single key records details (batches refuse them) around it. */
-	private @Nullable Object proceed(IdempotencyStore store) throws Throwable {
-		if (this.fingerprint != null) {
-			store.recordFingerprint(this.claims.key(0), this.claims.claim(0), this.fingerprint);
-		}
+		// Only a single key records details (batches refuse them): the fingerprint before the
+		// method runs, its result after.
+		this.details.claimed(this.claims.key(0), this.claims.claim(0));
 		Object result;
 		try (LeaseHeartbeat heartbeat = heartbeat()) {
 			result = this.keys.proceed(this.claims);
 		}
-		if (result != null && this.method.onDuplicate() == OnDuplicate.RETURN_PREVIOUS) {
-			store.recordResult(this.claims.key(0), this.claims.claim(0),
-					this.keyDetails.requireCodec(this.method).results().serialize(result, this.call.getMethod()));
-		}
+		this.details.returned(this.claims.key(0), this.claims.claim(0), result);
 		return result;
 	}
 
-	/** The fingerprint of this delivery's payload. */
-	private String fingerprint(String expression) {
-		Object payload = this.keyDetails.expressions()
-			.evaluatePayload(expression, this.call.getMethod(), this.call.getArguments(), this.target, this.delivery);
-		return this.keyDetails.requireCodec(this.method)
-			.fingerprints()
-			.fingerprint(payload, expression, this.call.getMethod());
-	}
-
-	/**
-	 * Reads what the store recorded with a duplicate key: a fingerprint that differs from this
-	 * delivery's is a conflict; one recorded before fingerprints were (or without one) is not checked.
-	 * @return the recorded details, or {@code null} if the key is gone
-	 * @throws IdempotencyKeyConflictException if the fingerprints differ
-	 */
-	private @Nullable RecordedKey checkRecorded() {
-		RecordedKey recorded = this.path.store().recorded(this.claims.key(0));
-		String previous = (recorded != null) ? recorded.fingerprint() : null;
-		if (this.fingerprint != null && previous != null && !previous.equals(this.fingerprint)) {
-			this.claims.settle(0, IdempotencyOutcome.CONFLICT);
-			throw new IdempotencyKeyConflictException(this.claims.key(0), previous, this.fingerprint);
+	/** What the store recorded with a duplicate key; a conflicting fingerprint fails the call. */
+	private @Nullable RecordedKey checkRecorded(IdempotencyKey duplicate) {
+		try {
+			return this.details.duplicate(duplicate);
 		}
-		return recorded;
+		catch (IdempotencyKeyConflictException ex) {
+			this.claims.settle(0, IdempotencyOutcome.CONFLICT);
+			throw ex;
+		}
 	}
 
 	/** Renews the leases of leased claims while the method runs, unless renewal is off. */
@@ -356,7 +295,7 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 			completeAndAcknowledge();
 		}
 		finally {
-			learnCommittedKeys();
+			this.filters.learnCommitted(this.claims);
 		}
 	}
 
@@ -371,16 +310,6 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 		this.claims.completeClaimedNow(this.retention);
 		if (this.acknowledge && this.acknowledger != null) {
 			this.acknowledger.acknowledge();
-		}
-	}
-
-	/** Teaches the filters the keys that are now known completed: processed here, or duplicates. */
-	private void learnCommittedKeys() {
-		DuplicateFilterChain filters = this.guards.filters();
-		for (int i = 0; i < this.claims.claimCount() && !filters.filters().isEmpty(); i++) {
-			if (this.claims.completes(i) || this.claims.outcome(i) == IdempotencyOutcome.DUPLICATE) {
-				filters.learn(this.claims.key(i));
-			}
 		}
 	}
 
