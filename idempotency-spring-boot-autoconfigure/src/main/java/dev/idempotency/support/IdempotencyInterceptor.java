@@ -22,7 +22,7 @@ import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Runs an {@code @Idempotent} method at most once per key in effect: each call becomes an
- * {@link IdempotentInvocation} (a {@link BatchInvocation} for a batch delivery) that resolves its
+ * {@link IdempotentInvocation} (with one key per message for a batch delivery) that resolves its
  * key, claims it in the method's store inside an {@link InvocationTransaction}, runs the method,
  * and after commit completes the claim and acknowledges the delivery. Created with
  * {@link #builder(IdempotencyDefaults, IdempotencyStoreResolver, IdempotencyTransactionManagerResolver)}.
@@ -93,11 +93,8 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		DeliveryContext delivery = DeliveryContextHolder.current();
 		ClaimPath path = this.claimPaths.of(method);
 		MessageAcknowledger acknowledger = this.acknowledgers.find(delivery, call.getArguments());
-		IdempotentInvocation invocation = (delivery != null && delivery.isBatch())
-				? new BatchInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
-						this.listeners, this.guards.get(), this.keyDetails, started)
-				: new IdempotentInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
-						this.listeners, this.guards.get(), this.keyDetails, started);
+		IdempotentInvocation invocation = new IdempotentInvocation(call, target, method, delivery, path, acknowledger,
+				this.defaults, this.listeners, this.guards.get(), this.keyDetails, started);
 		ObservedInvocation observed = invocation.observe(this.observer.get());
 		if (observed == ObservedInvocation.NONE) {
 			return invocation.run(this.keyResolver, this.defaults.transactionTimeout());

@@ -133,7 +133,7 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 			payloadExpressions.validatePayload(metadata.fingerprintExpression(), found.method());
 		}
 		if (transports.isBatchListener(found.method(), beanFactory::resolveEmbeddedValue)) {
-			throw new IllegalStateException(BatchInvocation.batchRefusal(found.describe()));
+			throw new IllegalStateException(BatchKeys.batchRefusal(found.describe()));
 		}
 	}
 

@@ -13,7 +13,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * The transaction one {@link IdempotentInvocation} runs in, and the synchronization that finishes
  * the invocation: {@link #afterCommit()} completes its claims and acknowledges the delivery, on this
- * thread; {@link #afterCompletion(int)} settles the outcomes of a call that did not commit.
+ * thread; {@link #afterCompletion(int)} settles the outcomes of a call that did not commit. It
+ * knows the invocation only as a {@link Participant}.
  * <ul>
  * <li>With a transaction manager, a transaction is opened or the caller's joined. One this call
  * opened reports the outcomes when {@link #commit()} or {@link #rollback(Throwable)} returns, so a
@@ -29,7 +30,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 final class InvocationTransaction implements TransactionSynchronization {
 
-	private final IdempotentInvocation invocation;
+	private final Participant invocation;
 
 	private final @Nullable PlatformTransactionManager transactionManager;
 
@@ -41,7 +42,7 @@ final class InvocationTransaction implements TransactionSynchronization {
 
 	private @Nullable Throwable failure;
 
-	private InvocationTransaction(IdempotentInvocation invocation,
+	private InvocationTransaction(Participant invocation,
 			@Nullable PlatformTransactionManager transactionManager, @Nullable TransactionStatus transaction) {
 		this.invocation = invocation;
 		this.transactionManager = transactionManager;
@@ -55,24 +56,25 @@ final class InvocationTransaction implements TransactionSynchronization {
 	/**
 	 * Opens or joins a transaction for {@code invocation}, or goes without one.
 	 * @param invocation the invocation to finish
-	 * @param transactionManager the store's transaction manager, or {@code null} if there is none
+	 * @param path the store and its transaction manager, {@code null} if there is none
+	 * @param name the name of a transaction opened here
 	 * @param timeout timeout of a transaction opened here; zero for the manager's default
 	 * @return the transaction, registered for synchronization
 	 * @throws IllegalStateException if the store needs a transaction and there is no manager, or the
 	 * manager has synchronization switched off; reported as the invocation's outcome
 	 */
-	static InvocationTransaction begin(IdempotentInvocation invocation,
-			@Nullable PlatformTransactionManager transactionManager, Duration timeout) {
+	static InvocationTransaction begin(Participant invocation, ClaimPath path, String name, Duration timeout) {
+		PlatformTransactionManager transactionManager = path.transactionManager();
 		if (transactionManager == null) {
-			if (invocation.store.isTransactional()) {
-				throw failed(invocation, new IllegalStateException("Store '" + invocation.store.name()
+			if (path.store().isTransactional()) {
+				throw failed(invocation, new IllegalStateException("Store '" + path.store().name()
 						+ "' claims keys inside the business transaction, but there is no PlatformTransactionManager"));
 			}
 			return new InvocationTransaction(invocation, null, null);
 		}
 		TransactionStatus transaction;
 		try {
-			transaction = transactionManager.getTransaction(definition(invocation.method, timeout));
+			transaction = transactionManager.getTransaction(definition(name, timeout));
 		}
 		catch (RuntimeException | Error ex) {
 			invocation.report(ex);
@@ -89,14 +91,14 @@ final class InvocationTransaction implements TransactionSynchronization {
 		return invocationTransaction;
 	}
 
-	private static <T extends Throwable> T failed(IdempotentInvocation invocation, T failure) {
+	private static <T extends Throwable> T failed(Participant invocation, T failure) {
 		invocation.report(failure);
 		return failure;
 	}
 
-	private static DefaultTransactionDefinition definition(IdempotentMethod method, Duration timeout) {
+	private static DefaultTransactionDefinition definition(String name, Duration timeout) {
 		DefaultTransactionDefinition definition = new DefaultTransactionDefinition();
-		definition.setName("@Idempotent " + method.fallbackNamespace());
+		definition.setName(name);
 		if (!timeout.isNegative() && !timeout.isZero()) {
 			definition.setTimeout((int) Math.max(1, timeout.toSeconds()));
 		}
@@ -169,6 +171,32 @@ final class InvocationTransaction implements TransactionSynchronization {
 		if (this.reportsOnReturn && this.completed) {
 			this.invocation.report(this.failure);
 		}
+	}
+
+	/** The invocation as its transaction sees it. */
+	interface Participant {
+
+		/** After commit, on the committing thread: completes the claims and acknowledges. */
+		void afterCommit();
+
+		/**
+		 * The transaction has completed; unless it committed, the claims made now failed.
+		 * @param status a {@link TransactionSynchronization} completion status
+		 */
+		void afterCompletion(int status);
+
+		/**
+		 * The transaction was joined: its outcomes are reported when its owner completes it, after
+		 * the call has returned.
+		 */
+		void reportsLater();
+
+		/**
+		 * Tells the listeners the outcomes, once the transaction has completed.
+		 * @param failure the exception the call ended with, or {@code null}
+		 */
+		void report(@Nullable Throwable failure);
+
 	}
 
 }

@@ -5,25 +5,21 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 import dev.idempotency.core.ClaimResult;
-import dev.idempotency.core.CompletingAcknowledger;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.IdempotencyKey;
-import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotentBatchFailedException;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.KeyResolver;
-import dev.idempotency.core.MessageAcknowledger;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An {@link IdempotentInvocation} for a batch delivery: one key, claim and outcome per message of
- * the list the method receives.
+ * The keys of a call for a batch delivery: one key, claim and outcome per message of the list the
+ * method receives.
  * <ul>
  * <li>Each message's key is resolved with the message as {@code #element} (and in place of the
  * list parameter) and its own variables ({@code #record}, ...).</li>
@@ -39,38 +35,39 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.2.0
  */
-final class BatchInvocation extends IdempotentInvocation {
+final class BatchKeys implements InvocationKeys {
+
+	private final MethodInvocation call;
+
+	private final Object target;
+
+	private final IdempotentMethod method;
+
+	private final String namespace;
 
 	private final List<?> batch;
 
 	private final List<DeliveryContext> messages;
 
-	private @Nullable InvalidIdempotencyKeyException parkedRejection;
-
 	/**
-	 * Describes one call with a batch.
+	 * Describes the keys of a call with a batch.
 	 * @param call the intercepted call
 	 * @param target the object the method is called on
 	 * @param method the method's metadata
 	 * @param delivery the batch delivery, one element per message
-	 * @param path where and how the keys are claimed
-	 * @param acknowledger acknowledges the whole batch after commit, or {@code null}
-	 * @param defaults retention and lease when the annotation does not set them
-	 * @param listeners told the outcomes
-	 * @param guards the filters and lock in front of the store
-	 * @param keyDetails fingerprints and stored results (refused for batches)
-	 * @param started {@link System#nanoTime()} when the call was intercepted
+	 * @param namespace the namespace of the keys
 	 * @throws IllegalStateException if the method has no {@code List} parameter holding one element
 	 * per message of the delivery, or records key details
 	 */
-	BatchInvocation(MethodInvocation call, Object target, IdempotentMethod method, DeliveryContext delivery,
-			ClaimPath path, @Nullable MessageAcknowledger acknowledger, IdempotencyDefaults defaults,
-			Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards, KeyDetailsSupport keyDetails,
-			long started) {
-		super(call, target, method, delivery, path, acknowledger, defaults, listeners, guards, keyDetails, started);
+	BatchKeys(MethodInvocation call, Object target, IdempotentMethod method, DeliveryContext delivery,
+			String namespace) {
 		if (method.recordsKeyDetails()) {
 			throw new IllegalStateException(batchRefusal(method.fallbackNamespace()));
 		}
+		this.call = call;
+		this.target = target;
+		this.method = method;
+		this.namespace = namespace;
 		this.batch = batch(method, call.getArguments(), delivery);
 		this.messages = delivery.elements();
 	}
@@ -97,21 +94,12 @@ final class BatchInvocation extends IdempotentInvocation {
 		return batch;
 	}
 
-	@Override
-	@Nullable Object run(KeyResolver keyResolver, Duration transactionTimeout) throws Throwable {
-		Object result = super.run(keyResolver, transactionTimeout);
-		if (this.parkedRejection != null) {
-			throw rejected(this.parkedRejection);
-		}
-		return result;
-	}
-
 	/**
 	 * Resolves each message's key, stopping at the first that fails: the keys before it are kept
 	 * and the failure parked.
 	 */
 	@Override
-	List<IdempotencyKey> resolveKeys(KeyResolver resolver) {
+	public Resolved resolve(KeyResolver resolver) {
 		List<IdempotencyKey> keys = new ArrayList<>(this.batch.size());
 		for (int i = 0; i < this.batch.size(); i++) {
 			Object element = this.batch.get(i);
@@ -133,29 +121,29 @@ final class BatchInvocation extends IdempotentInvocation {
 				if (i == 0) {
 					throw rejection;
 				}
-				this.parkedRejection = rejection;
-				break;
+				return new Resolved(keys, rejection);
 			}
 		}
-		return keys;
+		return new Resolved(keys, null);
 	}
 
 	@Override
-	List<ClaimResult> claim() {
-		return this.store.claimAll(keys(), this.lease, this.retention);
+	public List<ClaimResult> claim(IdempotencyStore store, List<IdempotencyKey> keys, Duration lease,
+			Duration retention) {
+		return store.claimAll(keys, lease, retention);
 	}
 
 	/** Calls the method with the messages claimed now, in their order in the batch. */
 	@Override
-	@Nullable Object proceed() throws Throwable {
-		int messages = keys().size();
-		List<Object> claimedNow = new ArrayList<>(messages);
+	public @Nullable Object proceed(InvocationClaims claims) throws Throwable {
+		int messages = claims.size();
+		List<Object> fresh = new ArrayList<>(messages);
 		for (int i = 0; i < messages; i++) {
-			if (outcome(i) == IdempotencyOutcome.PROCESSED) {
-				claimedNow.add(this.batch.get(i));
+			if (claims.outcome(i) == IdempotencyOutcome.PROCESSED) {
+				fresh.add(this.batch.get(i));
 			}
 		}
-		this.call.getArguments()[this.method.batchParameter()] = claimedNow;
+		this.call.getArguments()[this.method.batchParameter()] = fresh;
 		try {
 			return this.call.proceed();
 		}
@@ -165,16 +153,10 @@ final class BatchInvocation extends IdempotentInvocation {
 		}
 	}
 
-	/** After a parked rejection the transport settles the messages before it itself. */
-	@Override
-	boolean acknowledgesAfterCommit() {
-		return this.parkedRejection == null;
-	}
-
 	/** A completing acknowledger completes one claim; a batch's claims are completed one by one. */
 	@Override
-	@Nullable CompletingAcknowledger completingAcknowledger() {
-		return null;
+	public boolean completesInOneStep() {
+		return false;
 	}
 
 }
