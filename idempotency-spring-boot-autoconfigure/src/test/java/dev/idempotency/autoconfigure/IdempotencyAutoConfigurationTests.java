@@ -10,9 +10,9 @@ import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.IdempotencyMode;
-import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
-import dev.idempotency.autoconfigure.store.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
-import dev.idempotency.autoconfigure.store.IdempotencyJdbcProperties;
+import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcProperties;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.FailureClassifier;

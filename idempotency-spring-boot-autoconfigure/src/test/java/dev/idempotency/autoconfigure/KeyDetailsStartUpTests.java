@@ -7,7 +7,7 @@ import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaTransportAutoConfiguration;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaTransportAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;

@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
+import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotencyStore;

@@ -15,7 +15,7 @@ import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.core.ParkedKey;
 import dev.idempotency.core.ParkedKeys;
 import dev.idempotency.outbox.OutboxAdmin;
-import dev.idempotency.outbox.OutboxMessage;
+import dev.idempotency.outbox.autoconfigure.OutboxSection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -64,10 +64,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 public class IdempotencyEndpoint {
 
 	/** Page size of dead outbox messages, parked keys and dead letters when none is asked for. */
-	static final int DEFAULT_PAGE_SIZE = 20;
+	public static final int DEFAULT_PAGE_SIZE = 20;
 
 	/** The largest page or list the endpoint returns. */
-	static final int MAX_PAGE_SIZE = 200;
+	public static final int MAX_PAGE_SIZE = 200;
 
 	private static final Log logger = LogFactory.getLog(IdempotencyEndpoint.class);
 
@@ -295,12 +295,6 @@ public class IdempotencyEndpoint {
 	 */
 	public record DeadMessage(long id, String messageId, String destination, @Nullable String key, int attempts,
 			Instant createdAt, @Nullable String lastError) {
-
-		static DeadMessage of(OutboxMessage message) {
-			return new DeadMessage(message.id(), message.messageId(), message.destination(), message.key(),
-					message.attempts(), message.createdAt(), message.lastError());
-		}
-
 	}
 
 	/**

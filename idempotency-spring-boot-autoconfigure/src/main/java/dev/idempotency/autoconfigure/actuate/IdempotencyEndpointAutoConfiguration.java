@@ -4,13 +4,16 @@ import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.IdempotencyProperties;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.kafka.autoconfigure.KafkaDeadLetterSource;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.ParkedKeys;
 import dev.idempotency.kafka.DeadLetterRedrive;
 import dev.idempotency.outbox.OutboxAdmin;
+import dev.idempotency.outbox.autoconfigure.OutboxSection;
 import dev.idempotency.redis.stream.DeadLetterStreamRedrive;
+import dev.idempotency.redis.stream.autoconfigure.RedisDeadLetterSource;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -39,9 +42,9 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(
 		after = { IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
 				IdempotencyOutboxAutoConfiguration.class },
-		afterName = { "dev.idempotency.autoconfigure.redisson.IdempotencyRedissonAutoConfiguration",
-				"dev.idempotency.autoconfigure.kafka.IdempotencyKafkaAutoConfiguration",
-				"dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration" })
+		afterName = { "dev.idempotency.store.redisson.autoconfigure.IdempotencyRedissonAutoConfiguration",
+				"dev.idempotency.kafka.autoconfigure.IdempotencyKafkaAutoConfiguration",
+				"dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration" })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnAvailableEndpoint(IdempotencyEndpoint.class)
 @ConditionalOnBean(IdempotencyStore.class)

@@ -3,12 +3,14 @@ package dev.idempotency.autoconfigure.health;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthIndicator;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyStreamsHealthIndicator;
 import dev.idempotency.support.FailClosedCircuits;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -44,7 +46,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @AutoConfiguration(after = { IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
 		IdempotencyRedisStreamAutoConfiguration.class, IdempotencyOutboxAutoConfiguration.class },
-		afterName = "dev.idempotency.autoconfigure.redisson.IdempotencyRedissonAutoConfiguration")
+		afterName = "dev.idempotency.store.redisson.autoconfigure.IdempotencyRedissonAutoConfiguration")
 @ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
 @EnableConfigurationProperties(IdempotencyHealthProperties.class)
 public final class IdempotencyHealthAutoConfiguration {

@@ -1,6 +1,8 @@
 package dev.idempotency.autoconfigure.store;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.JdbcStoreConfiguration;
+import dev.idempotency.store.redis.autoconfigure.RedisStoreConfiguration;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -4,9 +4,9 @@ import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.kafka.DeadLetterRedrive;

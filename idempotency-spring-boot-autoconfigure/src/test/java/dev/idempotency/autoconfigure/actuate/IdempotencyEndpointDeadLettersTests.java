@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import dev.idempotency.outbox.autoconfigure.OutboxSection;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;

@@ -3,11 +3,13 @@ package dev.idempotency.autoconfigure.health;
 import java.time.Duration;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthIndicator;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyStreamsHealthIndicator;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 

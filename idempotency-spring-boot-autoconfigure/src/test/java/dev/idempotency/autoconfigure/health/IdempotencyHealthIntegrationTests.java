@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.outbox.Outbox;
