@@ -14,8 +14,6 @@ import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.core.ParkedKey;
 import dev.idempotency.core.ParkedKeys;
-import dev.idempotency.outbox.OutboxAdmin;
-import dev.idempotency.outbox.autoconfigure.OutboxSection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,7 +30,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code idempotency} Actuator endpoint, on top of the starter's Java APIs
- * ({@link IdempotencyKeyInspector} of the stores, {@link OutboxAdmin}, {@link ParkedKeys},
+ * ({@link IdempotencyKeyInspector} of the stores, the outbox's {@code OutboxAdmin}, {@link ParkedKeys},
  * {@link DeadLetterSource}):
  * <ul>
  * <li>{@code GET /actuator/idempotency}: the stores, the outbox's backlog, whether parked keys can be
@@ -101,7 +99,7 @@ public class IdempotencyEndpoint {
 	@ReadOperation
 	public Overview overview() {
 		KeysSection keys = section(KeysSection.class);
-		OutboxSection outbox = section(OutboxSection.class);
+		OutboxBacklogSection outbox = section(OutboxBacklogSection.class);
 		ParkedKeysSection parked = section(ParkedKeysSection.class);
 		DeadLettersSection deadLetters = section(DeadLettersSection.class);
 		return new Overview((keys != null) ? keys.stores() : Map.of(), (outbox != null) ? outbox.backlog() : null,

@@ -47,7 +47,7 @@ public abstract class StoreTypeCondition extends SpringBootCondition {
 
 	}
 
-	/** The Redis store, when chosen; {@link RedisStoreConfiguration} adds when it is detected. */
+	/** The Redis store, when chosen; its auto-configuration adds when it is detected. */
 	public static final class Redis extends StoreTypeCondition {
 
 		Redis() {

@@ -10,7 +10,6 @@ import java.util.Map;
 import com.google.common.hash.BloomFilter;
 import dev.idempotency.autoconfigure.ConditionalOnFilterLayer;
 import dev.idempotency.autoconfigure.IdempotencyFilterProperties;
-import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaProperties;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.CompletedKeySource;
 import dev.idempotency.core.DuplicateFilter;
@@ -20,42 +19,33 @@ import dev.idempotency.filter.FilterRebuild;
 import dev.idempotency.filter.FilterRebuilds;
 import dev.idempotency.filter.NumericIdBitmapFilter;
 import dev.idempotency.filter.RebuildableFilter;
-import dev.idempotency.redis.filter.RedisRecentKeysFilter;
-import dev.idempotency.redis.filter.autoconfigure.RecentKeysTimeToLive;
-import dev.idempotency.store.redisson.RedissonBloomFilter;
 import dev.idempotency.support.DuplicateFilterChain;
-import org.redisson.api.RedissonClient;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The duplicate filter chain ({@code idempotency.filter.*}), off by default: the layers that
  * {@code idempotency.filter.layers} lists, in that order, in front of every {@code @Idempotent}
- * method's store, and the rebuild of the local layers from the store at start-up.
+ * method's store, the local layers ({@code bloom}, {@code bitmap}) and their rebuild from the store
+ * at start-up. The shared layers come from their technologies' auto-configurations
+ * ({@code redis-recent} from the Redis one, {@code redisson-bloom} from Redisson's); the chain finds
+ * every {@code DuplicateFilter} bean by its name.
  *
  * @since 0.2.0
  */
-// After the Redisson auto-configuration too: it says so (before = this class), as it depends on this
-// package's layer condition.
-@AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class,
-		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(after = IdempotencyStoreAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "idempotency.filter.enabled")
-@EnableConfigurationProperties({ IdempotencyFilterProperties.class, IdempotencyKafkaProperties.class })
-@Import({ IdempotencyFilterAutoConfiguration.BloomLayer.class, IdempotencyFilterAutoConfiguration.BitmapLayer.class,
-		IdempotencyFilterAutoConfiguration.RedisRecentLayer.class,
-		IdempotencyFilterAutoConfiguration.RedissonBloomLayer.class })
+@EnableConfigurationProperties(IdempotencyFilterProperties.class)
+@Import({ IdempotencyFilterAutoConfiguration.BloomLayer.class, IdempotencyFilterAutoConfiguration.BitmapLayer.class })
 public final class IdempotencyFilterAutoConfiguration {
 
 	@Bean
@@ -132,39 +122,6 @@ public final class IdempotencyFilterAutoConfiguration {
 		@Bean
 		NumericIdBitmapFilter idempotencyBitmapFilter(IdempotencyFilterProperties properties) {
 			return new NumericIdBitmapFilter(properties.getBitmap().getBase());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(StringRedisTemplate.class)
-	@ConditionalOnBean(RedisConnectionFactory.class)
-	@ConditionalOnFilterLayer("redis-recent")
-	static class RedisRecentLayer {
-
-		@Bean
-		RedisRecentKeysFilter idempotencyRecentKeysFilter(IdempotencyFilterProperties properties,
-				IdempotencyKafkaProperties kafka, RedisConnectionFactory connectionFactory) {
-			IdempotencyFilterProperties.Recent recent = properties.getRecent();
-			Duration ttl = (recent.getTtl() != null) ? recent.getTtl()
-					: RecentKeysTimeToLive.derive(kafka.getRetry(), recent.getTtlMargin());
-			return new RedisRecentKeysFilter(new StringRedisTemplate(connectionFactory), recent.getKeyPrefix(), ttl);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(RedissonClient.class)
-	@ConditionalOnBean(RedissonClient.class)
-	@ConditionalOnFilterLayer("redisson-bloom")
-	static class RedissonBloomLayer {
-
-		@Bean
-		RedissonBloomFilter idempotencyRedissonBloomFilter(IdempotencyFilterProperties properties,
-				RedissonClient redisson) {
-			IdempotencyFilterProperties.Bloom bloom = properties.getBloom();
-			return new RedissonBloomFilter(redisson, bloom.getSharedName(), bloom.getExpectedInsertions(),
-					bloom.getFalsePositiveRate());
 		}
 
 	}

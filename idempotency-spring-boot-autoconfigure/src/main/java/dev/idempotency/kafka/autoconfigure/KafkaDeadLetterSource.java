@@ -6,11 +6,11 @@ import dev.idempotency.kafka.DeadLetterRedrive;
 /**
  * Kafka dead-letter topics for the endpoint, through {@link DeadLetterRedrive}.
  */
-public final class KafkaDeadLetterSource implements DeadLetterSource {
+final class KafkaDeadLetterSource implements DeadLetterSource {
 
 	private final DeadLetterRedrive redrive;
 
-	public KafkaDeadLetterSource(DeadLetterRedrive redrive) {
+	KafkaDeadLetterSource(DeadLetterRedrive redrive) {
 		this.redrive = redrive;
 	}
 

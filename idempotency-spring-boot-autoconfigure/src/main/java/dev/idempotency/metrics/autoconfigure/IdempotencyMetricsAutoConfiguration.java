@@ -1,6 +1,5 @@
 package dev.idempotency.metrics.autoconfigure;
 
-import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.metrics.MicrometerDuplicateFilterListener;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
@@ -23,8 +22,10 @@ import org.springframework.context.annotation.Import;
  *
  * @since 0.1.0
  */
-@AutoConfiguration(after = IdempotencyOutboxAutoConfiguration.class,
-		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+// After the outbox by name: the backlog gauges need its OutboxBacklog, and the meters do not depend on
+// the outbox's classes.
+@AutoConfiguration(afterName = { "dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)

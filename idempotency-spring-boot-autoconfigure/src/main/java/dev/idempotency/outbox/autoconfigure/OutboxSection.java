@@ -5,7 +5,7 @@ import java.util.List;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.DeadMessage;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.DeadPage;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.Redriven;
-import dev.idempotency.autoconfigure.actuate.IdempotencyEndpointSection;
+import dev.idempotency.autoconfigure.actuate.OutboxBacklogSection;
 import dev.idempotency.autoconfigure.actuate.SectionResponses;
 import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.outbox.OutboxAdmin;
@@ -23,7 +23,7 @@ import static dev.idempotency.autoconfigure.actuate.SectionResponses.ok;
  * {@code outbox/dead}: {@code GET ?page=&size=} pages dead outbox messages, {@code POST} re-drives
  * all of them, {@code POST outbox/dead/{messageId}} one; through {@link OutboxAdmin}.
  */
-public final class OutboxSection implements IdempotencyEndpointSection {
+final class OutboxSection implements OutboxBacklogSection {
 
 	private static final String DEAD = "dead";
 
@@ -34,7 +34,7 @@ public final class OutboxSection implements IdempotencyEndpointSection {
 	 * @param outbox the outbox's operations, or {@code null} without an outbox (every request is
 	 * then {@code 404} saying so)
 	 */
-	public OutboxSection(@Nullable OutboxAdmin outbox) {
+	OutboxSection(@Nullable OutboxAdmin outbox) {
 		this.outbox = outbox;
 	}
 
@@ -47,6 +47,7 @@ public final class OutboxSection implements IdempotencyEndpointSection {
 	 * The outbox's backlog.
 	 * @return the backlog, or {@code null} without an outbox
 	 */
+	@Override
 	public OutboxBacklog.@Nullable Snapshot backlog() {
 		return (this.outbox != null) ? this.outbox.backlog() : null;
 	}

@@ -4,13 +4,18 @@ import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaAutoConfiguration;
-import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.kafka.DeadLetterRedrive;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaAutoConfiguration;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaEndpointAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxEndpointAutoConfiguration;
 import dev.idempotency.redis.stream.DeadLetterStreamRedrive;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamEndpointAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
@@ -48,15 +53,20 @@ class IdempotencyEndpointAutoConfigurationTests {
 	// (a SpringApplication's does, so applications write unrestricted, read-only, none).
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyEndpointAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+				IdempotencyKafkaEndpointAutoConfiguration.class, IdempotencyRedisStreamEndpointAutoConfiguration.class))
 		.withPropertyValues("idempotency.store.type=in-memory", "management.endpoints.web.exposure.include=idempotency");
 
 	private final ApplicationContextRunner withJdbcAndOutbox = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class,
+				IdempotencyOutboxEndpointAutoConfiguration.class, IdempotencyKafkaEndpointAutoConfiguration.class,
+				IdempotencyRedisStreamEndpointAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.enabled=true",
 				"idempotency.outbox.purge.interval=1h", "idempotency.outbox.relay.enabled=false",
 				"idempotency.jdbc.purge.enabled=false", "management.endpoints.web.exposure.include=idempotency");
@@ -77,8 +87,11 @@ class IdempotencyEndpointAutoConfigurationTests {
 	void endpointIsProvidedWhenExposedOverJmx() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-					IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-					IdempotencyEndpointAutoConfiguration.class))
+					IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+					IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+					IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+					IdempotencyKafkaEndpointAutoConfiguration.class,
+					IdempotencyRedisStreamEndpointAutoConfiguration.class))
 			.withPropertyValues("idempotency.store.type=in-memory", "spring.jmx.enabled=true",
 					"management.endpoints.jmx.exposure.include=idempotency")
 			.run((context) -> assertThat(context).hasSingleBean(IdempotencyEndpoint.class));
@@ -108,7 +121,9 @@ class IdempotencyEndpointAutoConfigurationTests {
 	void noEndpointWithoutAStore() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-					IdempotencyEndpointAutoConfiguration.class))
+					IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+					IdempotencyKafkaEndpointAutoConfiguration.class,
+					IdempotencyRedisStreamEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=idempotency")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyEndpoint.class));
 	}

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import dev.idempotency.outbox.autoconfigure.OutboxSection;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -30,7 +29,7 @@ class IdempotencyEndpointDeadLettersTests {
 
 	private final IdempotencyEndpoint endpoint = new IdempotencyEndpoint(
 			List.of(new KeysSection(Map.of("idempotencyStore", new InMemoryIdempotencyStore())),
-					new OutboxSection(null), new ParkedKeysSection(null, Duration.ofDays(1)),
+					new ParkedKeysSection(null, Duration.ofDays(1)),
 					new DeadLettersSection(List.of(this.kafka, this.redis))));
 
 	@Test

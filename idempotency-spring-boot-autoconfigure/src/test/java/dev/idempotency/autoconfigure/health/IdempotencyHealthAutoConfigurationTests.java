@@ -3,13 +3,17 @@ package dev.idempotency.autoconfigure.health;
 import java.time.Duration;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthIndicator;
-import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthIndicator;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamHealthAutoConfiguration;
 import dev.idempotency.redis.stream.autoconfigure.IdempotencyStreamsHealthIndicator;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
@@ -39,17 +43,21 @@ class IdempotencyHealthAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
+				IdempotencyAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class))
 		.withPropertyValues("idempotency.store.type=in-memory");
 
 	private final ApplicationContextRunner withRedisStreams = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-				IdempotencyRedisStreamAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class));
+				IdempotencyRedisStreamAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class));
 
 	private final ApplicationContextRunner withOutbox = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.purge.interval=1h",
 				"idempotency.outbox.relay.enabled=false");
 
@@ -116,7 +124,9 @@ class IdempotencyHealthAutoConfigurationTests {
 	@Test
 	void noStoreIndicatorWithoutAStore() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class,
+					IdempotencyRedisStreamHealthAutoConfiguration.class,
+					IdempotencyOutboxHealthAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean("idempotencyStoreHealthContributor")
 				.doesNotHaveBean(IdempotencyListenersHealthIndicator.class)
@@ -127,7 +137,9 @@ class IdempotencyHealthAutoConfigurationTests {
 	@Test
 	void severalStoresMakeACompositeByBeanName() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class,
+					IdempotencyRedisStreamHealthAutoConfiguration.class,
+					IdempotencyOutboxHealthAutoConfiguration.class))
 			.withBean("ordersStore", InMemoryIdempotencyStore.class)
 			.withBean("paymentsStore", InMemoryIdempotencyStore.class)
 			.run((context) -> {

@@ -6,8 +6,10 @@ import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
 import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcProperties;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisProperties;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.IdempotencyPurgeJob;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import dev.idempotency.support.NoIdempotencyStoreException;
@@ -34,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IdempotencyStoreAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class));
 
 	private final ApplicationContextRunner jdbcContextRunner = this.contextRunner
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,

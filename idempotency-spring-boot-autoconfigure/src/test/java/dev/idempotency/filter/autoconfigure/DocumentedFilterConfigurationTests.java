@@ -12,6 +12,8 @@ import dev.idempotency.autoconfigure.IdempotencyFilterProperties;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.filter.BloomDuplicateFilter;
 import dev.idempotency.redis.filter.RedisRecentKeysFilter;
+import dev.idempotency.redis.filter.autoconfigure.IdempotencyRedisRecentKeysFilterAutoConfiguration;
+import dev.idempotency.store.redisson.autoconfigure.IdempotencyRedissonBloomFilterAutoConfiguration;
 import dev.idempotency.support.DuplicateFilterChain;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +45,9 @@ class DocumentedFilterConfigurationTests {
 			.map((entry) -> entry.getKey() + "=" + entry.getValue())
 			.toArray(String[]::new);
 		assertThat(pairs).hasSizeGreaterThan(4);
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyFilterAutoConfiguration.class))
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyFilterAutoConfiguration.class,
+				IdempotencyRedisRecentKeysFilterAutoConfiguration.class,
+				IdempotencyRedissonBloomFilterAutoConfiguration.class))
 			.withBean(RedisConnectionFactory.class, LettuceConnectionFactory::new)
 			.withPropertyValues(pairs)
 			.run((context) -> {

@@ -2,14 +2,14 @@ package dev.idempotency.filter.autoconfigure;
 
 import java.time.Duration;
 
-import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaProperties;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.filter.BloomDuplicateFilter;
 import dev.idempotency.filter.FilterRebuilds;
 import dev.idempotency.filter.NumericIdBitmapFilter;
 import dev.idempotency.redis.filter.RedisRecentKeysFilter;
-import dev.idempotency.redis.filter.autoconfigure.RecentKeysTimeToLive;
+import dev.idempotency.redis.filter.autoconfigure.IdempotencyRedisRecentKeysFilterAutoConfiguration;
+import dev.idempotency.store.redisson.autoconfigure.IdempotencyRedissonBloomFilterAutoConfiguration;
 import dev.idempotency.support.DuplicateFilterChain;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IdempotencyFilterAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(IdempotencyFilterAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(IdempotencyFilterAutoConfiguration.class,
+				IdempotencyRedisRecentKeysFilterAutoConfiguration.class,
+				IdempotencyRedissonBloomFilterAutoConfiguration.class));
 
 	@Test
 	void offByDefault() {
@@ -102,18 +104,6 @@ class IdempotencyFilterAutoConfigurationTests {
 	void withoutACompletedKeySourceNothingIsRebuilt() {
 		this.contextRunner.withPropertyValues("idempotency.filter.enabled=true", "idempotency.filter.layers=bloom")
 			.run((context) -> assertThat(context.getBean(FilterRebuilds.class).rebuilds()).isEmpty());
-	}
-
-	@Test
-	void theRecentKeysTimeToLiveIsTheRetryBudgetPlusTheMargin() {
-		IdempotencyKafkaProperties kafka = new IdempotencyKafkaProperties();
-		kafka.getRetry().setMaxAttempts(4);
-		kafka.getRetry().setInitialInterval(Duration.ofSeconds(1));
-		kafka.getRetry().setMultiplier(2);
-		kafka.getRetry().setMaxInterval(Duration.ofSeconds(3));
-		// Back-offs between 4 attempts: 1 s, 2 s, then 4 s capped at 3 s.
-		assertThat(RecentKeysTimeToLive.derive(kafka.getRetry(), Duration.ofHours(1)))
-			.isEqualTo(Duration.ofHours(1).plusSeconds(6));
 	}
 
 	@Test

@@ -12,6 +12,8 @@ import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.MessageTransport;
 import dev.idempotency.kafka.KafkaMessageTransport;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import org.apache.kafka.common.errors.NetworkException;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +37,8 @@ class IdempotencyKafkaTransportAutoConfigurationTests {
 
 	private final ApplicationContextRunner withEngine = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
 		.withPropertyValues("idempotency.store.type=in-memory")
 		.withBean(NamespaceRecorder.class)
 		.withBean(OrderListener.class);

@@ -1,9 +1,9 @@
 package dev.idempotency.metrics.autoconfigure;
 
-import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
 import dev.idempotency.metrics.MicrometerOutboxBacklogGauges;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

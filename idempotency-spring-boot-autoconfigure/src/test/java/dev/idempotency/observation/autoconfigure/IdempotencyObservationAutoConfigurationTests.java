@@ -5,7 +5,6 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
-import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.InvocationObserver;
@@ -14,6 +13,7 @@ import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.observation.MicrometerInvocationObserver;
 import dev.idempotency.observation.MicrometerTraceContextCapture;
 import dev.idempotency.outbox.Outbox;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.testsupport.W3cSimplePropagator;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;

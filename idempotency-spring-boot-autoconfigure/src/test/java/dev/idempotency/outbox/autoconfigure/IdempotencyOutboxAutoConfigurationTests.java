@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.metrics.MicrometerOutboxBacklogGauges;
+import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxAdmin;
 import dev.idempotency.outbox.OutboxMessage;

@@ -6,11 +6,11 @@ import dev.idempotency.redis.stream.DeadLetterStreamRedrive;
 /**
  * Redis dead-letter streams for the endpoint, through {@link DeadLetterStreamRedrive}.
  */
-public final class RedisDeadLetterSource implements DeadLetterSource {
+final class RedisDeadLetterSource implements DeadLetterSource {
 
 	private final DeadLetterStreamRedrive redrive;
 
-	public RedisDeadLetterSource(DeadLetterStreamRedrive redrive) {
+	RedisDeadLetterSource(DeadLetterStreamRedrive redrive) {
 		this.redrive = redrive;
 	}
 

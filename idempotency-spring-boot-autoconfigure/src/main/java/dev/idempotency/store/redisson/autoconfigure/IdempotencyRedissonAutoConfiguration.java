@@ -1,12 +1,11 @@
 package dev.idempotency.store.redisson.autoconfigure;
 
 import dev.idempotency.autoconfigure.ConditionalOnFilterLayer;
-import dev.idempotency.filter.autoconfigure.IdempotencyFilterAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
-import dev.idempotency.store.redisson.RedissonIdempotencyLock;
 import dev.idempotency.store.redisson.RedissonFailureTypes;
+import dev.idempotency.store.redisson.RedissonIdempotencyLock;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
 import org.redisson.api.RedissonClient;
 
@@ -36,7 +35,7 @@ import org.springframework.core.env.Environment;
  *
  * @since 0.2.0
  */
-@AutoConfiguration(before = { IdempotencyStoreAutoConfiguration.class, IdempotencyFilterAutoConfiguration.class },
+@AutoConfiguration(before = IdempotencyStoreAutoConfiguration.class,
 		afterName = { "org.redisson.spring.starter.RedissonAutoConfiguration",
 				"org.redisson.spring.starter.RedissonAutoConfigurationV2",
 				"org.redisson.spring.starter.RedissonAutoConfigurationV4",

@@ -14,8 +14,11 @@ import dev.idempotency.core.InfrastructureFailureTypes;
 import dev.idempotency.core.MessageTransport;
 import dev.idempotency.redis.stream.RedisStreamListener;
 import dev.idempotency.redis.stream.RedisStreamMessageTransport;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotency.store.redis.JedisFailureTypes;
 import dev.idempotency.store.redis.LettuceFailureTypes;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisFailureTypesAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -39,11 +42,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IdempotencyRedisTransportAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(IdempotencyRedisTransportAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(IdempotencyRedisTransportAutoConfiguration.class,
+				IdempotencyRedisFailureTypesAutoConfiguration.class));
 
 	private final ApplicationContextRunner withEngine = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
 		.withPropertyValues("idempotency.store.type=in-memory")
 		.withBean(NamespaceRecorder.class)
 		.withBean(StreamOrderListener.class);
@@ -86,7 +91,8 @@ class IdempotencyRedisTransportAutoConfigurationTests {
 
 	@Test
 	void defaultNamespaceNamesTheListenerByItsRedisStreamListenerId() {
-		this.withEngine.withConfiguration(AutoConfigurations.of(IdempotencyRedisTransportAutoConfiguration.class))
+		this.withEngine.withConfiguration(AutoConfigurations.of(IdempotencyRedisTransportAutoConfiguration.class,
+				IdempotencyRedisFailureTypesAutoConfiguration.class))
 			.run((context) -> {
 				context.getBean(StreamOrderListener.class).onOrder("o-1");
 				assertThat(context.getBean(NamespaceRecorder.class).namespaces).containsExactly("stream-orders");
@@ -95,7 +101,8 @@ class IdempotencyRedisTransportAutoConfigurationTests {
 
 	@Test
 	void redisClientOutagesAreTheInfrastructures() {
-		this.withEngine.withConfiguration(AutoConfigurations.of(IdempotencyRedisTransportAutoConfiguration.class))
+		this.withEngine.withConfiguration(AutoConfigurations.of(IdempotencyRedisTransportAutoConfiguration.class,
+				IdempotencyRedisFailureTypesAutoConfiguration.class))
 			.run((context) -> {
 				FailureClassifier classifier = context.getBean(FailureClassifier.class);
 				assertThat(classifier.classify(new RuntimeException(new RedisCommandTimeoutException("timed out"))))

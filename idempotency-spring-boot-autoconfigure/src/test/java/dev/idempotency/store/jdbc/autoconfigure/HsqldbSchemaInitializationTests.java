@@ -8,6 +8,7 @@ import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,6 +31,7 @@ class HsqldbSchemaInitializationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 				DataSourceInitializationAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 				IdempotencyAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:hsqldb:mem:" + UUID.randomUUID(),
 				"spring.datasource.username=SA");

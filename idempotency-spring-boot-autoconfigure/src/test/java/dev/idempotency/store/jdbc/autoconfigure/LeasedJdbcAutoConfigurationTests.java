@@ -8,6 +8,7 @@ import dev.idempotency.core.IdempotencyReconciler;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.ParkedKeys;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.LeaseReconciliationJob;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +32,7 @@ class LeasedJdbcAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 				DataSourceInitializationAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 				IdempotencyAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 

@@ -2,6 +2,7 @@ package dev.idempotency.store.jdbc.autoconfigure;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -31,7 +32,8 @@ class MySqlConnectionAdvisoryMariaDbIntegrationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class))
 		.withPropertyValues(TestDatabases.mariaDbProperties())
 		.withPropertyValues("idempotency.store.type=jdbc", "idempotency.jdbc.initialize-schema=never",
 				"idempotency.jdbc.purge.enabled=false");

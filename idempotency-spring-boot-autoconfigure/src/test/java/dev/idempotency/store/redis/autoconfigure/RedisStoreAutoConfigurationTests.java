@@ -9,6 +9,7 @@ import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.support.IdempotencyPurgeJob;
 import dev.idempotency.support.InMemoryIdempotencyStore;
@@ -29,14 +30,16 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the Redis store's part of {@link IdempotencyStoreAutoConfiguration}. No Redis server is
- * needed: the connection factory connects lazily.
+ * Tests for {@link IdempotencyRedisStoreAutoConfiguration}, with the store choice of
+ * {@link IdempotencyStoreAutoConfiguration} and the JDBC store beside it, and on its own. No Redis
+ * server is needed: the connection factory connects lazily.
  */
 class RedisStoreAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class));
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class));
 
 	private final ApplicationContextRunner redisContextRunner = this.contextRunner
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class));
@@ -138,6 +141,20 @@ class RedisStoreAutoConfigurationTests {
 	@Test
 	void redisStoreIsOffWhenIdempotencyIsDisabled() {
 		this.redisContextRunner.withPropertyValues("idempotency.store.type=redis", "idempotency.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyStore.class));
+	}
+
+	@Test
+	void onItsOwnTheRedisStoreKeepsItsConditions() {
+		ApplicationContextRunner alone = new ApplicationContextRunner().withConfiguration(
+				AutoConfigurations.of(DataRedisAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class));
+		alone.run((context) -> assertThat(context).getBean("idempotencyStore")
+			.isInstanceOf(RedisIdempotencyStore.class));
+		alone.withPropertyValues("idempotency.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyStore.class));
+		alone.withPropertyValues("idempotency.store.type=in-memory")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyStore.class));
+		alone.withBean("first", DataSource.class, RedisStoreAutoConfigurationTests::h2)
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyStore.class));
 	}
 

@@ -8,10 +8,12 @@ import java.util.function.BiConsumer;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
-import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.RecordedKey;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,6 +67,7 @@ abstract class AbstractRedissonClientIntegrationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 					IdempotencyRedissonAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+					IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 					IdempotencyAutoConfiguration.class))
 			.withPropertyValues(this.redis)
 			.withPropertyValues("idempotency.store.type=redisson",

@@ -10,6 +10,8 @@ import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.store.redisson.RedissonFailureTypes;
 import dev.idempotency.store.redisson.RedissonIdempotencyLock;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
@@ -44,6 +46,7 @@ class IdempotencyRedissonAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				IdempotencyRedissonAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 				IdempotencyAutoConfiguration.class));
 
 	private final ApplicationContextRunner withClient = this.contextRunner.withBean("redisson", RedissonClient.class,

@@ -5,8 +5,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.ClaimResult.Status;
+import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.KeyRecord;
 import dev.idempotency.core.KeyRelease;

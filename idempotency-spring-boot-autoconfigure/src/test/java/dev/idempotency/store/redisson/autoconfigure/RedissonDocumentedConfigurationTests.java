@@ -13,11 +13,14 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.filter.autoconfigure.IdempotencyFilterAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.DuplicateFilter;
 import dev.idempotency.core.IdempotencyLock;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.filter.autoconfigure.IdempotencyFilterAutoConfiguration;
+import dev.idempotency.redis.filter.autoconfigure.IdempotencyRedisRecentKeysFilterAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.store.redisson.RedissonBloomFilter;
 import dev.idempotency.store.redisson.RedissonIdempotencyLock;
 import dev.idempotency.store.redisson.RedissonIdempotencyStore;
@@ -48,7 +51,10 @@ class RedissonDocumentedConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 				IdempotencyRedissonAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class, IdempotencyFilterAutoConfiguration.class))
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
+				IdempotencyAutoConfiguration.class, IdempotencyFilterAutoConfiguration.class,
+				IdempotencyRedisRecentKeysFilterAutoConfiguration.class,
+				IdempotencyRedissonBloomFilterAutoConfiguration.class))
 		.withBean("redisson", RedissonClient.class, () -> mock(RedissonClient.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true");
 

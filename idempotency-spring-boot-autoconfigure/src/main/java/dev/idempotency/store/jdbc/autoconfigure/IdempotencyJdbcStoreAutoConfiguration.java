@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import dev.idempotency.autoconfigure.IdempotencyProperties;
 import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
+import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.autoconfigure.store.StoreTypeCondition;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyReconciler;
@@ -21,6 +22,7 @@ import dev.idempotency.support.LeaseReconciliationJob;
 import dev.idempotency.support.ParkedKeysView;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,22 +32,30 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
 
 /**
- * The JDBC store on the application's single {@code DataSource}, its schema initializer and its
- * purge job.
+ * Auto-configuration of the JDBC store on the application's single {@code DataSource}, its schema
+ * initializer, its purge job and the reconciliation scan of its leased claims: when
+ * {@code idempotency.store.type} is {@code jdbc} or unset and the application has no store of its own.
+ * Runs before {@link IdempotencyStoreAutoConfiguration}, which falls back to the in-memory store.
+ *
+ * @since 0.2.0
  */
-@Configuration(proxyBeanMethods = false)
+@AutoConfiguration(before = IdempotencyStoreAutoConfiguration.class,
+		afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+				"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+				"org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+				"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @ConditionalOnClass({ JdbcTemplate.class, DatabaseInitializationProperties.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(StoreTypeCondition.Jdbc.class)
 @EnableConfigurationProperties({ IdempotencyJdbcProperties.class, IdempotencyReconcilerProperties.class })
-public class JdbcStoreConfiguration {
+public final class IdempotencyJdbcStoreAutoConfiguration {
 
 	/**
 	 * The transactional store, with its leased side on the same table. While the application has an
