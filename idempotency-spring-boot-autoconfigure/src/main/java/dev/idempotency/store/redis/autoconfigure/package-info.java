@@ -1,5 +1,6 @@
 /**
- * Auto-configuration of the Redis store on the application's {@code RedisConnectionFactory}.
+ * Auto-configuration of the Redis store on the application's {@code RedisConnectionFactory}, and of
+ * the Redis clients' (Lettuce, Jedis) outage exceptions.
  */
 @NullMarked
 package dev.idempotency.store.redis.autoconfigure;

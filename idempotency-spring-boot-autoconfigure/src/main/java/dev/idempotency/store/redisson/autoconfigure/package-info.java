@@ -1,7 +1,7 @@
 /**
  * Auto-configuration of Redisson: the {@code redisson} store, the lock of lock-then-double-check
- * mode, and a {@code RedissonClient} built from {@code spring.data.redis.*} when the application
- * has none.
+ * mode, a {@code RedissonClient} built from {@code spring.data.redis.*} when the application
+ * has none, and the {@code redisson-bloom} layer of the duplicate filter chain.
  */
 @NullMarked
 package dev.idempotency.store.redisson.autoconfigure;
