@@ -9,7 +9,8 @@ import java.lang.annotation.Target;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * Matches when {@code idempotency.filter.layers} lists the layer.
+ * Matches when {@code idempotency.filter.layers} lists the layer. Common to the technologies that
+ * contribute a layer.
  *
  * @since 0.2.0
  */

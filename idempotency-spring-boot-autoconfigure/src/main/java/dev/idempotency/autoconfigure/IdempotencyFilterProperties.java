@@ -12,7 +12,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Duplicate filters in front of the dedup store: advisory layers that answer some duplicates (or
- * some new keys) without a database round trip. The store stays the judge.
+ * some new keys) without a database round trip. The store stays the judge. Read by the chain and
+ * by the layers of three technologies ({@code filter}, {@code redis.filter}, {@code store.redisson}),
+ * it lives with the common auto-configuration rather than in one of theirs.
  *
  * @since 0.2.0
  */

@@ -67,7 +67,10 @@ final class OutboxSection implements OutboxBacklogSection {
 			return badRequest("page must be at least 0");
 		}
 		int pageSize = SectionResponses.bounded(request.parameter("size", Integer.class));
-		List<DeadMessage> messages = admin.findDead(pageNumber, pageSize).stream().map(OutboxSection::deadMessage).toList();
+		List<DeadMessage> messages = admin.findDead(pageNumber, pageSize)
+			.stream()
+			.map(OutboxSection::deadMessage)
+			.toList();
 		return ok(new DeadPage(pageNumber, pageSize, admin.backlog().dead(), messages));
 	}
 

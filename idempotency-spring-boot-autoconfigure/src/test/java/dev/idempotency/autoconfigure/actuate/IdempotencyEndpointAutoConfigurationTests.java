@@ -44,8 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Conditions of {@link IdempotencyEndpointAutoConfiguration}: the endpoint with Actuator, a store
  * and exposure; none without any of them or with its access {@code none}; a bean of the
- * application's own wins; reads by default, writes only when its access is raised; dead letters of
- * the transports whose adapters run.
+ * application's own wins; reads by default, writes only when its access is raised; with the
+ * technologies' endpoint auto-configurations beside it, the outbox section and the dead letters of the
+ * transports whose adapters run.
  */
 class IdempotencyEndpointAutoConfigurationTests {
 

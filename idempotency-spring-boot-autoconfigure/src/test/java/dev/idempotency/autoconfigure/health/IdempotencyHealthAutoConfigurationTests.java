@@ -35,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
 
 /**
- * Conditions of {@link IdempotencyHealthAutoConfiguration}: each indicator with and without its
- * feature, switched off by Actuator's property, replaced by a bean of the same name, and none at all
+ * Conditions of {@link IdempotencyHealthAutoConfiguration} and of the technologies' health
+ * auto-configurations beside it: each indicator with and without its feature, switched off by Actuator's property, replaced by a bean of the same name, and none at all
  * without the health module. Nothing here connects to Redis (no stream listener is declared).
  */
 class IdempotencyHealthAutoConfigurationTests {

@@ -28,10 +28,11 @@ import org.springframework.core.NestedExceptionUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which store {@link IdempotencyStoreAutoConfiguration} picks: the JDBC store on a single
- * {@code DataSource}, the Redis store when asked for with a connection factory, the in-memory store
- * only when asked for, and never one next to a store of the application's own. No database or Redis
- * server is needed: H2 in memory, and the Redis connection factory connects lazily.
+ * Which store {@link IdempotencyStoreAutoConfiguration} and the store technologies'
+ * auto-configurations before it pick: the JDBC store on a single {@code DataSource}, the Redis store
+ * when asked for with a connection factory, the in-memory store only when asked for, and never one
+ * next to a store of the application's own. No database or Redis server is needed: H2 in memory,
+ * and the Redis connection factory connects lazily.
  */
 class IdempotencyStoreAutoConfigurationTests {
 

@@ -59,7 +59,8 @@ class IdempotencyJdbcStoreAutoConfigurationTests {
 
 	@Test
 	void backsOffWithoutADataSourceOrSpringJdbc() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyJdbcStoreAutoConfiguration.class))
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(IdempotencyJdbcStoreAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyStore.class));
 		this.contextRunner.withClassLoader(new FilteredClassLoader(JdbcTemplate.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyStore.class));

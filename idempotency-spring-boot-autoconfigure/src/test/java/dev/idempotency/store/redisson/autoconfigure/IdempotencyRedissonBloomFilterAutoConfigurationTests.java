@@ -44,7 +44,8 @@ class IdempotencyRedissonBloomFilterAutoConfigurationTests {
 
 	@Test
 	void backsOffWithoutAClientOrRedisson() {
-		this.contextRunner.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedissonBloomFilter.class));
+		this.contextRunner
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedissonBloomFilter.class));
 		this.contextRunner.withClassLoader(new FilteredClassLoader(RedissonClient.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedissonBloomFilter.class));
 	}
