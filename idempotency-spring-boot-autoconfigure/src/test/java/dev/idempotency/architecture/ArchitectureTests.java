@@ -50,13 +50,24 @@ class ArchitectureTests {
 
 	private static final String SUPPORT = ROOT + ".support..";
 
-	private static final String AUTOCONFIGURE = ROOT + ".autoconfigure..";
+	/** Every auto-configuration package: the common ones and each technology's. */
+	private static final String AUTOCONFIGURE = ROOT + "..autoconfigure..";
+
+	/** The auto-configuration the technologies share: the engine, the store choice, health, endpoint. */
+	private static final String COMMON_AUTOCONFIGURE = ROOT + ".autoconfigure..";
 
 	private static final String GUARD = ROOT + ".guard..";
 
 	/** Adapters: each store, each transport, the outbox, the meters, the filters and the guards. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
 			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..", GUARD };
+
+	/**
+	 * The technology trees: each owns its code and, in its {@code autoconfigure} sub-package, its
+	 * wiring, health indicator and endpoint section.
+	 */
+	private static final List<String> TECHNOLOGIES = List.of("store.jdbc", "store.redis", "store.redisson", "kafka",
+			"redis.stream", "redis.filter", "outbox", "filter", "observation", "metrics", "guard");
 
 	private static JavaClasses classes;
 
@@ -66,10 +77,12 @@ class ArchitectureTests {
 			.importPackages(ROOT);
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
-				"redis.stream", "outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "metrics", "autoconfigure",
-				"autoconfigure.store", "autoconfigure.kafka", "autoconfigure.redis", "autoconfigure.outbox",
-				"autoconfigure.metrics", "autoconfigure.health", "observation", "autoconfigure.observation",
-				"guard")) {
+				"store.redisson", "kafka", "redis.stream", "redis.filter", "outbox", "outbox.jdbc", "outbox.kafka",
+				"outbox.redis", "filter", "metrics", "observation", "guard", "autoconfigure", "autoconfigure.store",
+				"autoconfigure.health", "autoconfigure.actuate", "store.jdbc.autoconfigure",
+				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
+				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
+				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -81,7 +94,7 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyAutoconfigureDependsOnSpringBoot() {
+	void onlyAutoconfigurePackagesDependOnSpringBoot() {
 		check(noClasses().that()
 			.resideOutsideOfPackage(AUTOCONFIGURE)
 			.should()
@@ -116,16 +129,32 @@ class ArchitectureTests {
 			.resideInAnyPackage(concat(ADAPTERS, AUTOCONFIGURE)));
 	}
 
+	/** A technology's tree, its auto-configuration included, depends on no other technology's. */
 	@Test
-	void adaptersDoNotDependOnEachOther() {
-		assertThat(Slices.assignedFrom(new AdapterSlices()).transform(classes)).as("adapter slices").hasSizeGreaterThan(1);
-		check(slices().assignedFrom(new AdapterSlices()).should().notDependOnEachOther());
+	void eachTechnologyTreeDependsOnNoOtherTechnology() {
+		assertThat(Slices.assignedFrom(new TechnologySlices()).transform(classes)).as("technology slices")
+			.hasSize(TECHNOLOGIES.size());
+		check(slices().assignedFrom(new TechnologySlices()).should().notDependOnEachOther());
 	}
 
+	/** The technologies depend on the common auto-configuration, never the reverse. */
+	@Test
+	void commonAutoconfigureDependsOnNoTechnology() {
+		check(noClasses().that()
+			.resideInAPackage(COMMON_AUTOCONFIGURE)
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage(TECHNOLOGIES.stream().map((technology) -> ROOT + "." + technology + "..")
+				.toArray(String[]::new)));
+	}
+
+	/** An adapter's code knows no auto-configuration, not even its own technology's: that one uses it. */
 	@Test
 	void adaptersDoNotDependOnAutoconfigure() {
 		check(noClasses().that()
 			.resideInAnyPackage(ADAPTERS)
+			.and()
+			.resideOutsideOfPackage(AUTOCONFIGURE)
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage(AUTOCONFIGURE));
@@ -134,7 +163,7 @@ class ArchitectureTests {
 	@Test
 	void onlyJdbcPackagesUseSpringJdbc() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + "..jdbc..", GUARD, AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + "..jdbc..", GUARD, ROOT + ".outbox.autoconfigure..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.jdbc.."));
@@ -153,8 +182,7 @@ class ArchitectureTests {
 	@Test
 	void onlyMetricsAndObservationUseMicrometer() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".autoconfigure.metrics..", ROOT + ".observation..",
-					ROOT + ".autoconfigure.observation..")
+			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".observation..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.micrometer.."));
@@ -163,7 +191,7 @@ class ArchitectureTests {
 	@Test
 	void onlyKafkaAndTheOutboxKafkaSenderUseSpringKafka() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox.kafka..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox.kafka..", ROOT + ".outbox.autoconfigure..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.kafka.."));
@@ -172,7 +200,7 @@ class ArchitectureTests {
 	@Test
 	void onlyKafkaAndTheOutboxKafkaSenderUseTheKafkaClient() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox.kafka..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".kafka..", ROOT + ".outbox.kafka..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.apache.kafka.."));
@@ -181,7 +209,7 @@ class ArchitectureTests {
 	@Test
 	void onlyRedisPackagesUseTheRedisClients() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("io.lettuce..", "redis.clients.."));
@@ -190,7 +218,8 @@ class ArchitectureTests {
 	@Test
 	void onlyRedisPackagesUseSpringDataRedis() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..", AUTOCONFIGURE)
+			.resideOutsideOfPackages(ROOT + ".store.redis..", ROOT + ".redis..", ROOT + ".outbox.redis..",
+					ROOT + ".outbox.autoconfigure..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.data.redis.."));
@@ -207,13 +236,13 @@ class ArchitectureTests {
 
 	@Test
 	void outboxImplementationsDoNotDependOnEachOther() {
-		check(slices().matching(ROOT + ".outbox.(*)..").should().notDependOnEachOther());
+		check(slices().assignedFrom(new OutboxImplementationSlices()).should().notDependOnEachOther());
 	}
 
 	@Test
 	void onlyTheLocalFiltersUseGuavaAndRoaringBitmap() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".filter..", AUTOCONFIGURE)
+			.resideOutsideOfPackage(ROOT + ".filter..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("com.google.common..", "org.roaringbitmap.."));
@@ -222,7 +251,7 @@ class ArchitectureTests {
 	@Test
 	void onlyTheRedissonStoreUsesRedisson() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".store.redisson..", AUTOCONFIGURE)
+			.resideOutsideOfPackage(ROOT + ".store.redisson..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.redisson.."));
@@ -323,29 +352,48 @@ class ArchitectureTests {
 	}
 
 	/**
-	 * Slices of the adapters: every store backend is one of its own (store.jdbc, store.redis, ...),
-	 * as are kafka, redis, outbox, metrics, observation, filter and guard; other packages are not sliced.
+	 * Slices of the technology trees ({@link #TECHNOLOGIES}), each with its sub-packages, its
+	 * {@code autoconfigure} included; other packages are not sliced.
 	 */
-	private static final class AdapterSlices implements SliceAssignment {
+	private static final class TechnologySlices implements SliceAssignment {
 
 		@Override
 		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
 			String packageName = javaClass.getPackageName();
-			if (!packageName.startsWith(ROOT + ".")) {
-				return SliceIdentifier.ignore();
+			for (String technology : TECHNOLOGIES) {
+				String root = ROOT + "." + technology;
+				if (packageName.equals(root) || packageName.startsWith(root + ".")) {
+					return SliceIdentifier.of(technology);
+				}
 			}
-			String[] segments = packageName.substring(ROOT.length() + 1).split("\\.");
-			return switch (segments[0]) {
-				case "store" -> SliceIdentifier.of("store." + ((segments.length > 1) ? segments[1] : ""));
-				case "kafka", "redis", "outbox", "metrics", "observation", "filter", "guard" ->
-					SliceIdentifier.of(segments[0]);
-				default -> SliceIdentifier.ignore();
-			};
+			return SliceIdentifier.ignore();
 		}
 
 		@Override
 		public String getDescription() {
-			return "adapters (each store backend, kafka, redis, outbox, metrics, observation, filter, guard)";
+			return "technology trees " + TECHNOLOGIES;
+		}
+
+	}
+
+	/** The outbox's implementations (outbox.jdbc, outbox.kafka, ...), not its auto-configuration. */
+	private static final class OutboxImplementationSlices implements SliceAssignment {
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+			String packageName = javaClass.getPackageName();
+			String prefix = ROOT + ".outbox.";
+			if (!packageName.startsWith(prefix)) {
+				return SliceIdentifier.ignore();
+			}
+			String implementation = packageName.substring(prefix.length()).split("\\.")[0];
+			return "autoconfigure".equals(implementation) ? SliceIdentifier.ignore()
+					: SliceIdentifier.of("outbox." + implementation);
+		}
+
+		@Override
+		public String getDescription() {
+			return "outbox implementations";
 		}
 
 	}

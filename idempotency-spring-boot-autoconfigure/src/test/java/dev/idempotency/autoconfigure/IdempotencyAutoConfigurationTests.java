@@ -8,11 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.IdempotencyMode;
-import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
-import dev.idempotency.autoconfigure.store.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
-import dev.idempotency.autoconfigure.store.IdempotencyJdbcProperties;
+import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.FailureClassifier;
@@ -21,7 +18,12 @@ import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.metrics.MicrometerIdempotencyListener;
+import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcProperties;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.support.FailClosedCircuit;
 import dev.idempotency.support.FailClosedCircuits;
@@ -62,7 +64,8 @@ class IdempotencyAutoConfigurationTests {
 	// is what imports DatabaseInitializationDependencyConfigurer for JDBC applications.
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
 				IdempotencyMetricsAutoConfiguration.class));
 
 	private final ApplicationContextRunner jdbcContextRunner = this.contextRunner
@@ -180,7 +183,8 @@ class IdempotencyAutoConfigurationTests {
 	@Test
 	void primaryStoreIsUsedWhenThereAreSeveral() {
 		this.contextRunner.withBean("firstStore", RecordingStore.class, RecordingStore::new)
-			.withBean("secondStore", RecordingStore.class, RecordingStore::new, (definition) -> definition.setPrimary(true))
+			.withBean("secondStore", RecordingStore.class,
+					RecordingStore::new, (definition) -> definition.setPrimary(true))
 			.withBean(CountingHandler.class)
 			.run((context) -> {
 				context.getBean(CountingHandler.class).handle("a");

@@ -7,11 +7,11 @@ import java.time.Duration;
 import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaProperties;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxProperties;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamProperties;
-import dev.idempotency.autoconfigure.store.IdempotencyJdbcProperties;
-import dev.idempotency.autoconfigure.store.IdempotencyRedisProperties;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaProperties;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxProperties;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamProperties;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcProperties;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.Binder;

@@ -6,6 +6,8 @@ import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.IdempotencyTransactionManagerException;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
@@ -38,7 +40,8 @@ class IdempotentMethodsVerifierTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true");
 
 	@Test

@@ -7,12 +7,14 @@ import javax.sql.DataSource;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaTransportAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyKeyConflictException;
 import dev.idempotency.core.IdempotencyStore;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaTransportAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.KeyDetailsCodec;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,7 +45,8 @@ class KeyDetailsStartUpTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataSourceAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
 				IdempotencyKafkaTransportAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true")
 		.withUserConfiguration(JdbcTransactionManagerConfiguration.class);

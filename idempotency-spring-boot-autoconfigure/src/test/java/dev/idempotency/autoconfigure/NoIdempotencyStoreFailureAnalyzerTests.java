@@ -10,6 +10,8 @@ import java.util.Properties;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.NoIdempotencyStoreException;
 import org.junit.jupiter.api.Test;
 
@@ -92,6 +94,7 @@ class NoIdempotencyStoreFailureAnalyzerTests {
 	void startUpFailureOfAnIdempotentMethodWithoutStoreIsAnalyzed() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
+					IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 					IdempotencyAutoConfiguration.class))
 			.withBean(OrderListener.class)
 			.run((context) -> {

@@ -9,8 +9,8 @@ import java.util.Map;
 
 import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaProperties;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxProperties;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaProperties;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.Binder;

@@ -14,12 +14,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.metrics.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyInProgressException;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import dev.idempotency.testsupport.TestRedisConnections;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -60,6 +62,7 @@ class RedisIdempotentMethodIntegrationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataRedisAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 				IdempotencyAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class))
 		.withPropertyValues(TestRedisConnections.properties())
 		.withPropertyValues("idempotency.store.type=redis", "idempotency.redis.key-prefix=" + PREFIX);

@@ -14,8 +14,6 @@ import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.core.ParkedKey;
 import dev.idempotency.core.ParkedKeys;
-import dev.idempotency.outbox.OutboxAdmin;
-import dev.idempotency.outbox.OutboxMessage;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,7 +30,7 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code idempotency} Actuator endpoint, on top of the starter's Java APIs
- * ({@link IdempotencyKeyInspector} of the stores, {@link OutboxAdmin}, {@link ParkedKeys},
+ * ({@link IdempotencyKeyInspector} of the stores, the outbox's {@code OutboxAdmin}, {@link ParkedKeys},
  * {@link DeadLetterSource}):
  * <ul>
  * <li>{@code GET /actuator/idempotency}: the stores, the outbox's backlog, whether parked keys can be
@@ -64,10 +62,10 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 public class IdempotencyEndpoint {
 
 	/** Page size of dead outbox messages, parked keys and dead letters when none is asked for. */
-	static final int DEFAULT_PAGE_SIZE = 20;
+	public static final int DEFAULT_PAGE_SIZE = 20;
 
 	/** The largest page or list the endpoint returns. */
-	static final int MAX_PAGE_SIZE = 200;
+	public static final int MAX_PAGE_SIZE = 200;
 
 	private static final Log logger = LogFactory.getLog(IdempotencyEndpoint.class);
 
@@ -101,7 +99,7 @@ public class IdempotencyEndpoint {
 	@ReadOperation
 	public Overview overview() {
 		KeysSection keys = section(KeysSection.class);
-		OutboxSection outbox = section(OutboxSection.class);
+		OutboxBacklogSection outbox = section(OutboxBacklogSection.class);
 		ParkedKeysSection parked = section(ParkedKeysSection.class);
 		DeadLettersSection deadLetters = section(DeadLettersSection.class);
 		return new Overview((keys != null) ? keys.stores() : Map.of(), (outbox != null) ? outbox.backlog() : null,
@@ -295,12 +293,6 @@ public class IdempotencyEndpoint {
 	 */
 	public record DeadMessage(long id, String messageId, String destination, @Nullable String key, int attempts,
 			Instant createdAt, @Nullable String lastError) {
-
-		static DeadMessage of(OutboxMessage message) {
-			return new DeadMessage(message.id(), message.messageId(), message.destination(), message.key(),
-					message.attempts(), message.createdAt(), message.lastError());
-		}
-
 	}
 
 	/**

@@ -12,10 +12,12 @@ import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
- * What the sections of the {@code idempotency} endpoint share: responses, the audit log, page
- * sizes and keys from the path.
+ * What the sections of the {@code idempotency} endpoint share, the starter's and each technology's:
+ * responses, the audit log, page sizes and keys from the path.
+ *
+ * @since 0.2.0
  */
-final class SectionResponses {
+public final class SectionResponses {
 
 	static final int STATUS_CONFLICT = 409;
 
@@ -25,26 +27,49 @@ final class SectionResponses {
 	private SectionResponses() {
 	}
 
-	static WebEndpointResponse<Object> ok(Object body) {
+	/**
+	 * {@code 200} with a body.
+	 * @param body the body
+	 * @return the response
+	 */
+	public static WebEndpointResponse<Object> ok(Object body) {
 		return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_OK);
 	}
 
-	static WebEndpointResponse<Object> notFound(String message) {
+	/**
+	 * {@code 404} with a {@link IdempotencyEndpoint.Problem}.
+	 * @param message what was not found
+	 * @return the response
+	 */
+	public static WebEndpointResponse<Object> notFound(String message) {
 		return problem(message, WebEndpointResponse.STATUS_NOT_FOUND);
 	}
 
-	static WebEndpointResponse<Object> badRequest(String message) {
+	/**
+	 * {@code 400} with a {@link IdempotencyEndpoint.Problem}.
+	 * @param message what is wrong with the request
+	 * @return the response
+	 */
+	public static WebEndpointResponse<Object> badRequest(String message) {
 		return problem(message, WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
-	static WebEndpointResponse<Object> problem(String message, int status) {
+	/**
+	 * A status with a {@link IdempotencyEndpoint.Problem}.
+	 * @param message why the operation did nothing
+	 * @param status the status
+	 * @return the response
+	 */
+	public static WebEndpointResponse<Object> problem(String message, int status) {
 		return new WebEndpointResponse<>(new IdempotencyEndpoint.Problem(message), status);
 	}
 
 	/**
 	 * Logs a write at {@code WARN} with its caller.
+	 * @param securityContext the caller
+	 * @param operation what was written, and its outcome
 	 */
-	static void audit(SecurityContext securityContext, String operation) {
+	public static void audit(SecurityContext securityContext, String operation) {
 		Principal principal = securityContext.getPrincipal();
 		logger.warn("Actuator endpoint 'idempotency', " + operation + " (by "
 				+ ((principal != null) ? "'" + principal.getName() + "'" : "an unauthenticated caller") + ")");
@@ -53,8 +78,10 @@ final class SectionResponses {
 	/**
 	 * A page or list size: {@value IdempotencyEndpoint#DEFAULT_PAGE_SIZE} if none is asked for,
 	 * otherwise between 1 and {@value IdempotencyEndpoint#MAX_PAGE_SIZE}.
+	 * @param size the size asked for, or {@code null}
+	 * @return the size to use
 	 */
-	static int bounded(@Nullable Integer size) {
+	public static int bounded(@Nullable Integer size) {
 		if (size == null) {
 			return IdempotencyEndpoint.DEFAULT_PAGE_SIZE;
 		}
@@ -63,8 +90,11 @@ final class SectionResponses {
 
 	/**
 	 * The key a path names, or {@code null} if the namespace or the key is not a valid one.
+	 * @param namespace the namespace from the path
+	 * @param key the key from the path
+	 * @return the key, or {@code null}
 	 */
-	static @Nullable IdempotencyKey key(String namespace, String key) {
+	public static @Nullable IdempotencyKey key(String namespace, String key) {
 		try {
 			return new IdempotencyKey(namespace, key);
 		}

@@ -22,8 +22,9 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * minute without work, so nothing needs to be shut down.
  *
  * @param <T> what the check returns
+ * @since 0.2.0
  */
-final class BoundedCall<T> {
+public final class BoundedCall<T> {
 
 	private final Callable<T> check;
 
@@ -33,7 +34,12 @@ final class BoundedCall<T> {
 
 	private @Nullable Future<T> inFlight;
 
-	BoundedCall(String name, Callable<T> check) {
+	/**
+	 * Creates the call; its thread is named after the check.
+	 * @param name what is checked, such as {@code store}
+	 * @param check the check
+	 */
+	public BoundedCall(String name, Callable<T> check) {
 		this.check = check;
 		CustomizableThreadFactory threads = new CustomizableThreadFactory("idempotency-health-" + name + "-");
 		threads.setDaemon(true);
@@ -48,7 +54,7 @@ final class BoundedCall<T> {
 	 * @throws TimeoutException if it did not finish in time (it keeps running)
 	 * @throws Exception what the check threw
 	 */
-	T call(Duration timeout) throws Exception {
+	public T call(Duration timeout) throws Exception {
 		Future<T> future;
 		synchronized (this.monitor) {
 			future = this.inFlight;
@@ -76,6 +82,15 @@ final class BoundedCall<T> {
 			Thread.currentThread().interrupt();
 			throw ex;
 		}
+	}
+
+	/**
+	 * A failed check's root cause as a health detail: its class and message.
+	 * @param failure the root cause
+	 * @return the class name, a colon and the message
+	 */
+	public static String describe(Throwable failure) {
+		return failure.getClass().getName() + ": " + failure.getMessage();
 	}
 
 }

@@ -3,20 +3,14 @@ package dev.idempotency.autoconfigure.health;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
-import dev.idempotency.core.OutboxBacklog;
-import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
 import dev.idempotency.support.FailClosedCircuits;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
@@ -33,18 +27,15 @@ import org.springframework.context.annotation.Configuration;
  * {@link IdempotencyStore} bean, probed within a timeout; a composite by bean name when there are
  * several;</li>
  * <li>{@code idempotencyListeners} ({@code management.health.idempotencylisteners.enabled}): the
- * listeners paused by fail-closed, when fail-closed is on;</li>
- * <li>{@code idempotencyStreams} ({@code management.health.idempotencystreams.enabled}): the Redis
- * Stream subscriptions, when the Redis Stream adapter runs;</li>
- * <li>{@code idempotencyOutbox} ({@code management.health.idempotencyoutbox.enabled}): the outbox's
- * backlog, dead rows and oldest unsent row, when the outbox is enabled.</li>
+ * listeners paused by fail-closed, when fail-closed is on.</li>
  * </ul>
+ * The technologies add their own with the same {@link IdempotencyHealthProperties}: the Redis Stream
+ * subscriptions ({@code idempotencyStreams}) and the outbox ({@code idempotencyOutbox}).
  *
  * @since 0.2.0
  */
-@AutoConfiguration(after = { IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-		IdempotencyRedisStreamAutoConfiguration.class, IdempotencyOutboxAutoConfiguration.class },
-		afterName = "dev.idempotency.autoconfigure.redisson.IdempotencyRedissonAutoConfiguration")
+// The store technologies run before IdempotencyStoreAutoConfiguration, so their stores are known here.
+@AutoConfiguration(after = { IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class })
 @ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
 @EnableConfigurationProperties(IdempotencyHealthProperties.class)
 public final class IdempotencyHealthAutoConfiguration {
@@ -83,40 +74,6 @@ public final class IdempotencyHealthAutoConfiguration {
 		IdempotencyListenersHealthIndicator idempotencyListenersHealthIndicator(FailClosedCircuits circuits,
 				IdempotencyHealthProperties properties) {
 			return new IdempotencyListenersHealthIndicator(circuits, properties.getListeners().getPausedThreshold());
-		}
-
-	}
-
-	/** The Redis Stream subscriptions. */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.data.redis.connection.stream.MapRecord")
-	@ConditionalOnBean(RedisStreamListenerRegistry.class)
-	static class StreamsHealthConfiguration {
-
-		@Bean
-		@ConditionalOnEnabledHealthIndicator("idempotencystreams")
-		@ConditionalOnMissingBean(name = "idempotencyStreamsHealthIndicator")
-		IdempotencyStreamsHealthIndicator idempotencyStreamsHealthIndicator(RedisStreamListenerRegistry registry,
-				IdempotencyHealthProperties properties) {
-			return new IdempotencyStreamsHealthIndicator(registry, properties.getStreams().getInactiveThreshold());
-		}
-
-	}
-
-	/** The transactional outbox. */
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty("idempotency.outbox.enabled")
-	@ConditionalOnSingleCandidate(OutboxBacklog.class)
-	static class OutboxHealthConfiguration {
-
-		@Bean
-		@ConditionalOnEnabledHealthIndicator("idempotencyoutbox")
-		@ConditionalOnMissingBean(name = "idempotencyOutboxHealthIndicator")
-		IdempotencyOutboxHealthIndicator idempotencyOutboxHealthIndicator(OutboxBacklog backlog,
-				IdempotencyHealthProperties properties) {
-			IdempotencyHealthProperties.Outbox outbox = properties.getOutbox();
-			return new IdempotencyOutboxHealthIndicator(backlog, outbox.getMaxOldestAge(), outbox.getMaxBacklog(),
-					outbox.isDeadRowsDown(), outbox.getTimeout());
 		}
 
 	}

@@ -60,14 +60,10 @@ public class IdempotencyStoreHealthIndicator implements HealthIndicator {
 			builder.down(ex);
 			Throwable root = NestedExceptionUtils.getMostSpecificCause(ex);
 			if (root != ex) {
-				builder.withDetail("cause", describe(root));
+				builder.withDetail("cause", BoundedCall.describe(root));
 			}
 			return builder.build();
 		}
-	}
-
-	static String describe(Throwable failure) {
-		return failure.getClass().getName() + ": " + failure.getMessage();
 	}
 
 }

@@ -7,10 +7,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.context.annotation.Import;
 
 /**
- * Auto-configuration of the default {@code IdempotencyStore}. The imported configurations are
- * tried in order and the first that matches wins; a store bean of the application's own always
- * wins. With {@code idempotency.store.type} unset: JDBC when there is a single {@code DataSource},
- * else Redis when there is a {@code RedisConnectionFactory} and no {@code DataSource} at all.
+ * Auto-configuration of the default {@code IdempotencyStore}, with the store technologies' own
+ * auto-configurations, which run before this one: {@code idempotency.store.type} chooses among them
+ * ({@link StoreTypeCondition}), and a store bean of the application's own always wins. With the type
+ * unset: JDBC when there is a single {@code DataSource}, else Redis when there is a
+ * {@code RedisConnectionFactory} and no {@code DataSource} at all. This one adds the in-memory
+ * store, only when it is chosen.
  *
  * @since 0.1.0
  */
@@ -21,7 +23,7 @@ import org.springframework.context.annotation.Import;
 		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
-@Import({ JdbcStoreConfiguration.class, RedisStoreConfiguration.class, InMemoryStoreConfiguration.class })
+@Import(InMemoryStoreConfiguration.class)
 public final class IdempotencyStoreAutoConfiguration {
 
 }

@@ -11,9 +11,12 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Matches when {@code idempotency.store.type} selects a store type. The value is bound like the
- * property itself, so {@code in-memory}, {@code in_memory} and {@code IN_MEMORY} all work.
+ * property itself, so {@code in-memory}, {@code in_memory} and {@code IN_MEMORY} all work. Public for
+ * the store technologies' auto-configurations, which choose by it.
+ *
+ * @since 0.2.0
  */
-abstract class StoreTypeCondition extends SpringBootCondition {
+public abstract class StoreTypeCondition extends SpringBootCondition {
 
 	private static final String PROPERTY = "idempotency.store.type";
 
@@ -36,7 +39,7 @@ abstract class StoreTypeCondition extends SpringBootCondition {
 	}
 
 	/** The JDBC store: chosen, or detected when no type is set. */
-	static final class Jdbc extends StoreTypeCondition {
+	public static final class Jdbc extends StoreTypeCondition {
 
 		Jdbc() {
 			super(StoreType.JDBC, true);
@@ -44,8 +47,8 @@ abstract class StoreTypeCondition extends SpringBootCondition {
 
 	}
 
-	/** The Redis store, when chosen; {@link RedisStoreConfiguration} adds when it is detected. */
-	static final class Redis extends StoreTypeCondition {
+	/** The Redis store, when chosen; its auto-configuration adds when it is detected. */
+	public static final class Redis extends StoreTypeCondition {
 
 		Redis() {
 			super(StoreType.REDIS, false);
@@ -54,7 +57,7 @@ abstract class StoreTypeCondition extends SpringBootCondition {
 	}
 
 	/** No store type is set: the store is detected. */
-	static final class Unset extends SpringBootCondition {
+	public static final class Unset extends SpringBootCondition {
 
 		@Override
 		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {

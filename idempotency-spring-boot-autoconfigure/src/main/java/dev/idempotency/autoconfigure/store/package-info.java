@@ -1,7 +1,8 @@
 /**
- * Auto-configuration of the default {@code IdempotencyStore}: one public auto-configuration that
- * imports the JDBC, Redis and in-memory configurations in that order (the first that matches wins), the
- * store properties, the dedup table's schema initializer and the detector that orders its users after it.
+ * Auto-configuration of the default {@code IdempotencyStore}: the choice among the stores
+ * ({@code idempotency.store.type}, read by {@code StoreTypeCondition}, which the JDBC and Redis
+ * stores' auto-configurations use too) and the in-memory store. Each store technology configures its
+ * own store in its {@code autoconfigure} package, before this one.
  */
 @NullMarked
 package dev.idempotency.autoconfigure.store;

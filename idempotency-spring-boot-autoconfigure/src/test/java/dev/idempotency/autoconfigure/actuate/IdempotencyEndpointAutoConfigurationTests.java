@@ -4,13 +4,18 @@ import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.kafka.IdempotencyKafkaAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.kafka.DeadLetterRedrive;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaAutoConfiguration;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaEndpointAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxEndpointAutoConfiguration;
 import dev.idempotency.redis.stream.DeadLetterStreamRedrive;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamEndpointAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Conditions of {@link IdempotencyEndpointAutoConfiguration}: the endpoint with Actuator, a store
  * and exposure; none without any of them or with its access {@code none}; a bean of the
- * application's own wins; reads by default, writes only when its access is raised; dead letters of
- * the transports whose adapters run.
+ * application's own wins; reads by default, writes only when its access is raised; with the
+ * technologies' endpoint auto-configurations beside it, the outbox section and the dead letters of the
+ * transports whose adapters run.
  */
 class IdempotencyEndpointAutoConfigurationTests {
 
@@ -48,15 +54,20 @@ class IdempotencyEndpointAutoConfigurationTests {
 	// (a SpringApplication's does, so applications write unrestricted, read-only, none).
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyEndpointAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+				IdempotencyKafkaEndpointAutoConfiguration.class, IdempotencyRedisStreamEndpointAutoConfiguration.class))
 		.withPropertyValues("idempotency.store.type=in-memory", "management.endpoints.web.exposure.include=idempotency");
 
 	private final ApplicationContextRunner withJdbcAndOutbox = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class,
+				IdempotencyOutboxEndpointAutoConfiguration.class, IdempotencyKafkaEndpointAutoConfiguration.class,
+				IdempotencyRedisStreamEndpointAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.enabled=true",
 				"idempotency.outbox.purge.interval=1h", "idempotency.outbox.relay.enabled=false",
 				"idempotency.jdbc.purge.enabled=false", "management.endpoints.web.exposure.include=idempotency");
@@ -77,8 +88,11 @@ class IdempotencyEndpointAutoConfigurationTests {
 	void endpointIsProvidedWhenExposedOverJmx() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-					IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-					IdempotencyEndpointAutoConfiguration.class))
+					IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+					IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+					IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+					IdempotencyKafkaEndpointAutoConfiguration.class,
+					IdempotencyRedisStreamEndpointAutoConfiguration.class))
 			.withPropertyValues("idempotency.store.type=in-memory", "spring.jmx.enabled=true",
 					"management.endpoints.jmx.exposure.include=idempotency")
 			.run((context) -> assertThat(context).hasSingleBean(IdempotencyEndpoint.class));
@@ -108,7 +122,9 @@ class IdempotencyEndpointAutoConfigurationTests {
 	void noEndpointWithoutAStore() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class,
-					IdempotencyEndpointAutoConfiguration.class))
+					IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+					IdempotencyKafkaEndpointAutoConfiguration.class,
+					IdempotencyRedisStreamEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=idempotency")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(IdempotencyEndpoint.class));
 	}

@@ -29,7 +29,7 @@ class IdempotencyEndpointDeadLettersTests {
 
 	private final IdempotencyEndpoint endpoint = new IdempotencyEndpoint(
 			List.of(new KeysSection(Map.of("idempotencyStore", new InMemoryIdempotencyStore())),
-					new OutboxSection(null), new ParkedKeysSection(null, Duration.ofDays(1)),
+					new ParkedKeysSection(null, Duration.ofDays(1)),
 					new DeadLettersSection(List.of(this.kafka, this.redis))));
 
 	@Test

@@ -7,7 +7,12 @@ import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.KeyRecord;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaEndpointAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxEndpointAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamEndpointAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.testsupport.TestRedisConnections;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -35,8 +40,10 @@ class IdempotencyEndpointRedisIntegrationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataRedisAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyEndpointAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyEndpointAutoConfiguration.class, IdempotencyOutboxEndpointAutoConfiguration.class,
+				IdempotencyKafkaEndpointAutoConfiguration.class, IdempotencyRedisStreamEndpointAutoConfiguration.class))
 		.withPropertyValues(TestRedisConnections.properties())
 		.withPropertyValues("idempotency.store.type=redis", "idempotency.redis.key-prefix=" + PREFIX,
 				"management.endpoints.web.exposure.include=idempotency");

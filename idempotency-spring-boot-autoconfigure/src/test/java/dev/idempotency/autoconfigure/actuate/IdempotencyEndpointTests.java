@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
@@ -12,9 +11,15 @@ import dev.idempotency.core.IdempotencyReconciler;
 import dev.idempotency.core.KeyRecord;
 import dev.idempotency.core.KeyRelease;
 import dev.idempotency.core.UnfinishedClaim;
+import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaEndpointAutoConfiguration;
 import dev.idempotency.outbox.Outbox;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxEndpointAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamEndpointAutoConfiguration;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
 import dev.idempotency.store.jdbc.JdbcLeasedIdempotencyStore;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -50,8 +55,11 @@ class IdempotencyEndpointTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(EndpointAutoConfiguration.class, DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class))
+				IdempotencyStoreAutoConfiguration.class, IdempotencyJdbcStoreAutoConfiguration.class,
+				IdempotencyRedisStoreAutoConfiguration.class, IdempotencyAutoConfiguration.class,
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyEndpointAutoConfiguration.class,
+				IdempotencyOutboxEndpointAutoConfiguration.class, IdempotencyKafkaEndpointAutoConfiguration.class,
+				IdempotencyRedisStreamEndpointAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.enabled=true",
 				"idempotency.outbox.purge.interval=1h", "idempotency.outbox.relay.enabled=false",
 				"idempotency.jdbc.purge.enabled=false", "management.endpoints.web.exposure.include=idempotency");

@@ -3,11 +3,17 @@ package dev.idempotency.autoconfigure.health;
 import java.time.Duration;
 
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthIndicator;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamHealthAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyStreamsHealthIndicator;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import org.junit.jupiter.api.Test;
 
@@ -29,25 +35,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
 
 /**
- * Conditions of {@link IdempotencyHealthAutoConfiguration}: each indicator with and without its
- * feature, switched off by Actuator's property, replaced by a bean of the same name, and none at all
+ * Conditions of {@link IdempotencyHealthAutoConfiguration} and of the technologies' health
+ * auto-configurations beside it: each indicator with and without its feature, switched off by Actuator's property, replaced by a bean of the same name, and none at all
  * without the health module. Nothing here connects to Redis (no stream listener is declared).
  */
 class IdempotencyHealthAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
+				IdempotencyAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class))
 		.withPropertyValues("idempotency.store.type=in-memory");
 
 	private final ApplicationContextRunner withRedisStreams = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-				IdempotencyRedisStreamAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class));
+				IdempotencyRedisStreamAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class));
 
 	private final ApplicationContextRunner withOutbox = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class))
+				IdempotencyOutboxAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.purge.interval=1h",
 				"idempotency.outbox.relay.enabled=false");
 
@@ -114,7 +124,9 @@ class IdempotencyHealthAutoConfigurationTests {
 	@Test
 	void noStoreIndicatorWithoutAStore() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class,
+					IdempotencyRedisStreamHealthAutoConfiguration.class,
+					IdempotencyOutboxHealthAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean("idempotencyStoreHealthContributor")
 				.doesNotHaveBean(IdempotencyListenersHealthIndicator.class)
@@ -125,7 +137,9 @@ class IdempotencyHealthAutoConfigurationTests {
 	@Test
 	void severalStoresMakeACompositeByBeanName() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(IdempotencyHealthAutoConfiguration.class,
+					IdempotencyRedisStreamHealthAutoConfiguration.class,
+					IdempotencyOutboxHealthAutoConfiguration.class))
 			.withBean("ordersStore", InMemoryIdempotencyStore.class)
 			.withBean("paymentsStore", InMemoryIdempotencyStore.class)
 			.run((context) -> {

@@ -7,13 +7,17 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import dev.idempotency.autoconfigure.outbox.IdempotencyOutboxAutoConfiguration;
-import dev.idempotency.autoconfigure.redis.IdempotencyRedisStreamAutoConfiguration;
 import dev.idempotency.autoconfigure.store.IdempotencyStoreAutoConfiguration;
 import dev.idempotency.core.IdempotencyStoreException;
 import dev.idempotency.outbox.Outbox;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxHealthAutoConfiguration;
 import dev.idempotency.redis.stream.RedisStreamListener;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamAutoConfiguration;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamHealthAutoConfiguration;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.testsupport.RedisServerProcess;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestRedisConnections;
@@ -66,8 +70,10 @@ class IdempotencyHealthIntegrationTests {
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
 				JdbcTemplateAutoConfiguration.class, TransactionAutoConfiguration.class,
 				DataRedisAutoConfiguration.class, IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class,
 				IdempotencyAutoConfiguration.class, IdempotencyRedisStreamAutoConfiguration.class,
 				IdempotencyOutboxAutoConfiguration.class, IdempotencyHealthAutoConfiguration.class,
+				IdempotencyRedisStreamHealthAutoConfiguration.class, IdempotencyOutboxHealthAutoConfiguration.class,
 				HealthContributorRegistryAutoConfiguration.class))
 		.withPropertyValues(TestDatabases.postgresProperties())
 		.withPropertyValues("spring.datasource.url=" + TestDatabases.postgresUrl()

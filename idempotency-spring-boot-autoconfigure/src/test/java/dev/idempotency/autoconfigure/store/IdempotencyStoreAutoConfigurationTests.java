@@ -4,7 +4,12 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.store.jdbc.JdbcIdempotencyStore;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcDataSourceScriptDatabaseInitializer;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcProperties;
+import dev.idempotency.store.jdbc.autoconfigure.IdempotencyJdbcStoreAutoConfiguration;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisProperties;
+import dev.idempotency.store.redis.autoconfigure.IdempotencyRedisStoreAutoConfiguration;
 import dev.idempotency.support.IdempotencyPurgeJob;
 import dev.idempotency.support.InMemoryIdempotencyStore;
 import dev.idempotency.support.NoIdempotencyStoreException;
@@ -23,15 +28,17 @@ import org.springframework.core.NestedExceptionUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which store {@link IdempotencyStoreAutoConfiguration} picks: the JDBC store on a single
- * {@code DataSource}, the Redis store when asked for with a connection factory, the in-memory store
- * only when asked for, and never one next to a store of the application's own. No database or Redis
- * server is needed: H2 in memory, and the Redis connection factory connects lazily.
+ * Which store {@link IdempotencyStoreAutoConfiguration} and the store technologies'
+ * auto-configurations before it pick: the JDBC store on a single {@code DataSource}, the Redis store
+ * when asked for with a connection factory, the in-memory store only when asked for, and never one
+ * next to a store of the application's own. No database or Redis server is needed: H2 in memory,
+ * and the Redis connection factory connects lazily.
  */
 class IdempotencyStoreAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class));
+		.withConfiguration(AutoConfigurations.of(IdempotencyStoreAutoConfiguration.class,
+				IdempotencyJdbcStoreAutoConfiguration.class, IdempotencyRedisStoreAutoConfiguration.class));
 
 	private final ApplicationContextRunner jdbcContextRunner = this.contextRunner
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,

@@ -9,9 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
-import dev.idempotency.autoconfigure.health.IdempotencyStreamsHealthIndicator;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyStreamsHealthIndicator;
 import dev.idempotency.testsupport.TcpProxy;
 import dev.idempotency.testsupport.TestRedisConnections;
 import io.lettuce.core.resource.Delay;

@@ -1,0 +1,21 @@
+package dev.idempotency.autoconfigure.actuate;
+
+import dev.idempotency.core.OutboxBacklog;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The section that also tells the endpoint's overview ({@code GET /actuator/idempotency}) the
+ * outbox's backlog: the outbox's {@code outbox} section, which the outbox's auto-configuration adds,
+ * so that the endpoint knows the outbox only through the core {@link OutboxBacklog}.
+ *
+ * @since 0.2.0
+ */
+public interface OutboxBacklogSection extends IdempotencyEndpointSection {
+
+	/**
+	 * The outbox's backlog.
+	 * @return the backlog, or {@code null} when the outbox is not enabled
+	 */
+	OutboxBacklog.@Nullable Snapshot backlog();
+
+}

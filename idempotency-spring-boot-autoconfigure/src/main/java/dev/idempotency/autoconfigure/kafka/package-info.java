@@ -1,8 +1,0 @@
-/**
- * Auto-configuration of the Kafka adapter: delivery context on the listener containers, acknowledgement
- * after commit, the retrying, dead-lettering error handler and the start-up retention check.
- */
-@NullMarked
-package dev.idempotency.autoconfigure.kafka;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,8 +1,0 @@
-/**
- * Auto-configuration of the {@code idempotency.invocation} observation and of the outbox's trace
- * context capture.
- */
-@NullMarked
-package dev.idempotency.autoconfigure.observation;
-
-import org.jspecify.annotations.NullMarked;

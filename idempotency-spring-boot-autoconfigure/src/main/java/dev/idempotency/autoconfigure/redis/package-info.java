@@ -1,8 +1,0 @@
-/**
- * Auto-configuration of the Redis Stream adapter ({@code @RedisStreamListener} containers). The Redis
- * store itself is configured in {@code autoconfigure.store}.
- */
-@NullMarked
-package dev.idempotency.autoconfigure.redis;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the {@code redis-recent} layer of the duplicate filter chain.
+ */
+@NullMarked
+package dev.idempotency.redis.filter.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;
