@@ -1,18 +1,14 @@
 package dev.idempotency.store.jdbc;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -26,9 +22,7 @@ import dev.idempotency.core.ParkedKeys;
 import dev.idempotency.core.RecordedKey;
 import dev.idempotency.core.UnfinishedClaim;
 import dev.idempotency.core.UnfinishedClaims;
-import dev.idempotency.support.ClaimTokens;
 import dev.idempotency.support.jdbc.DatabasePlatform;
-import dev.idempotency.support.jdbc.SqlIdentifier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -37,11 +31,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.JdbcTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
-import org.springframework.transaction.support.TransactionCallback;
-import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.Assert;
 
 /**
@@ -82,19 +72,14 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	/** Claims of a key that another worker removed between our insert and read, before giving up. */
 	private static final int MAX_CLAIM_ROUNDS = 3;
 
-	/** Scans of {@link #takeOver} that a deadlock rolled back, before giving up. */
-	private static final int MAX_SCAN_ROUNDS = 3;
-
 	/** A freshly inserted record, as opposed to one found present. */
 	private static final Found INSERTED = new Found("", null, null);
 
 	private final DataSource dataSource;
 
+	private final LeasedTable table;
+
 	private final JdbcTemplate jdbc;
-
-	private final TransactionTemplate transactions;
-
-	private final TransactionTemplate scans;
 
 	private final DatabasePlatform platform;
 
@@ -102,15 +87,17 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	private final Clock clock;
 
+	private final LeasedStatements sql;
+
 	private final boolean takeOverEndedLeases;
 
 	private final Set<String> reconciledNamespaces;
 
 	private final JdbcKeyRecords keyRecords;
 
-	private final LeasedStatements sql;
+	private final JdbcUnfinishedClaims unfinishedClaims;
 
-	private final Supplier<String> tokens = new ClaimTokens();
+	private final JdbcParkedKeys parkedKeys;
 
 	/**
 	 * Creates a store.
@@ -146,24 +133,17 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		Assert.notNull(dialect, "dialect must not be null");
 		Assert.notNull(clock, "clock must not be null");
 		this.dataSource = dataSource;
-		this.jdbc = new JdbcTemplate(dataSource);
-		// A transaction manager of its own on this DataSource, REQUIRES_NEW: each step suspends
-		// whatever transaction the caller runs (of any manager) and commits before it returns.
-		JdbcTransactionManager transactionManager = new JdbcTransactionManager(dataSource);
-		this.transactions = new TransactionTemplate(transactionManager);
-		this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		// READ COMMITTED for the reconciler's scan: under MySQL's and MariaDB's REPEATABLE READ the
-		// locking range read takes gap locks that two scans' updates of lease_until deadlock on.
-		this.scans = new TransactionTemplate(transactionManager);
-		this.scans.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		this.scans.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-		this.platform = dialect.platform();
-		this.tableName = SqlIdentifier.requireValid(tableName);
+		this.table = new LeasedTable(dataSource, dialect.platform(), tableName, clock);
+		this.jdbc = this.table.jdbc;
+		this.platform = this.table.platform;
+		this.tableName = this.table.name;
 		this.clock = clock;
+		this.sql = this.table.sql;
 		this.takeOverEndedLeases = takeOverEndedLeases;
-		this.reconciledNamespaces = Set.copyOf(scope(reconciledNamespaces));
-		this.sql = new LeasedStatements(this.platform, this.tableName);
+		this.reconciledNamespaces = Set.copyOf(JdbcUnfinishedClaims.scope(reconciledNamespaces));
 		this.keyRecords = new JdbcKeyRecords(this.jdbc, this.platform, this.tableName, clock);
+		this.unfinishedClaims = new JdbcUnfinishedClaims(this.table);
+		this.parkedKeys = new JdbcParkedKeys(this.table);
 	}
 
 	/**
@@ -190,12 +170,12 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	/** One round of {@link #claim}: {@code null} if the record vanished and the claim may be retried. */
 	private @Nullable ClaimResult tryClaim(IdempotencyKey key, Duration lease, Duration retention) {
 		Instant now = this.clock.instant();
-		String token = this.tokens.get();
+		String token = this.table.tokens.get();
 		Object createdAt = this.platform.timestamp(now);
 		Object leaseUntil = this.platform.timestamp(now.plus(lease));
 		Object expiresAt = this.platform.timestamp(now.plus(retention));
-		Found found = inTransaction((status) -> (insert(key, leaseUntil, createdAt, expiresAt, token) == 1) ? INSERTED
-				: find(key));
+		Found found = this.table.inTransaction(
+				(status) -> (insert(key, leaseUntil, createdAt, expiresAt, token) == 1) ? INSERTED : find(key));
 		if (found == INSERTED) {
 			return ClaimResult.claimed(token);
 		}
@@ -252,8 +232,8 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	private int takeOver(String takeOverSql, IdempotencyKey key, String token, Object leaseUntil, Object createdAt,
 			Object expiresAt) {
 		try {
-			Integer updated = inTransaction((status) -> this.jdbc.update(takeOverSql, token, leaseUntil, createdAt,
-					expiresAt, key.namespace(), key.value(), createdAt));
+			Integer updated = this.table.inTransaction((status) -> this.jdbc.update(takeOverSql, token, leaseUntil,
+					createdAt, expiresAt, key.namespace(), key.value(), createdAt));
 			return (updated != null) ? updated : 0;
 		}
 		catch (PessimisticLockingFailureException ex) {
@@ -283,7 +263,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	public void recordDuplicate(IdempotencyKey key) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
 		try {
-			inTransaction((status) -> {
+			this.table.inTransaction((status) -> {
 				this.keyRecords.recordDuplicate(stored);
 				return null;
 			});
@@ -297,30 +277,25 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	@Override
 	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		if (completeByToken(stored, claim.token(), retention) == 0) {
+		if (this.table.completeByToken(stored, claim.token(), retention) == 0) {
 			logger.warn("Could not mark '" + key + "' completed in table " + this.tableName + ": its lease ended "
 					+ "and another worker or the reconciler took the claim over; the work may run again");
 		}
-	}
-
-	private int completeByToken(IdempotencyKey stored, @Nullable String token, Duration retention) {
-		Object expiresAt = this.platform.timestamp(this.clock.instant().plus(retention));
-		return update("complete", stored, this.sql.complete, expiresAt, stored.namespace(), stored.value(), token);
 	}
 
 	/** Deletes the record if it is still this claim's. */
 	@Override
 	public void release(IdempotencyKey key, ClaimResult claim) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		update("release", stored, this.sql.release, stored.namespace(), stored.value(), claim.token());
+		this.table.update("release", stored, this.sql.release, stored.namespace(), stored.value(), claim.token());
 	}
 
 	@Override
 	public boolean renew(IdempotencyKey key, ClaimResult claim, Duration lease) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
 		Object leaseUntil = this.platform.timestamp(this.clock.instant().plus(lease));
-		return update("renew the lease of", stored, this.sql.renew, leaseUntil, stored.namespace(), stored.value(),
-				claim.token()) == 1;
+		return this.table.update("renew the lease of", stored, this.sql.renew, leaseUntil, stored.namespace(),
+				stored.value(), claim.token()) == 1;
 	}
 
 	@Override
@@ -352,8 +327,8 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	private void recordByToken(String detail, IdempotencyKey key, ClaimResult claim, String recordSql, String value) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		if (update("record the " + detail + " of", stored, recordSql, value, stored.namespace(), stored.value(),
-				claim.token()) == 0) {
+		if (this.table.update("record the " + detail + " of", stored, recordSql, value, stored.namespace(),
+				stored.value(), claim.token()) == 0) {
 			logger.warn("Could not record the " + detail + " of '" + key + "' in table " + this.tableName
 					+ ": its lease ended and another worker or the reconciler took the claim over");
 		}
@@ -364,7 +339,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	public @Nullable RecordedKey recorded(IdempotencyKey key) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
 		try {
-			List<RecordedKey> recorded = inTransaction((status) -> this.jdbc.query(this.sql.recorded,
+			List<RecordedKey> recorded = this.table.inTransaction((status) -> this.jdbc.query(this.sql.recorded,
 					(rs, row) -> new RecordedKey(rs.getString(1), rs.getString(2)), stored.namespace(),
 					stored.value()));
 			return (recorded == null || recorded.isEmpty()) ? null : recorded.get(0);
@@ -409,185 +384,34 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		};
 	}
 
-	/**
-	 * Locks the oldest ended claims of the namespaces ({@code namespace IN (...)}; all of them when
-	 * empty), skipping those another scan has locked where the database can, and holds each under a
-	 * new token, all in one short transaction.
-	 */
 	@Override
 	public List<UnfinishedClaim> takeOver(int limit, Duration hold, Collection<String> namespaces) {
-		Assert.isTrue(limit >= 1, "limit must be at least 1");
-		List<String> scope = scope(namespaces);
-		try {
-			for (int round = 1;; round++) {
-				try {
-					List<UnfinishedClaim> held = this.scans
-						.execute((status) -> holdUnfinished(limit, hold, scope));
-					return (held != null) ? held : List.of();
-				}
-				catch (PessimisticLockingFailureException ex) {
-					// A deadlock with a delivery taking over one of the claims: the database rolled
-					// this scan back; scan again.
-					if (round == MAX_SCAN_ROUNDS) {
-						throw ex;
-					}
-				}
-			}
-		}
-		catch (DataAccessException | TransactionException ex) {
-			throw new IdempotencyStoreException("Could not take over unfinished claims in table " + this.tableName,
-					ex);
-		}
-	}
-
-	/**
-	 * The distinct namespaces of a scan, in their order, as stored (a namespace longer than the
-	 * column, or starting with {@code sha256:}, as its digest); empty for every namespace.
-	 */
-	private static List<String> scope(Collection<String> namespaces) {
-		Assert.notNull(namespaces, "namespaces must not be null");
-		Set<String> stored = new LinkedHashSet<>();
-		for (String namespace : namespaces) {
-			Assert.isTrue(namespace != null && !namespace.isBlank(), "namespaces must not be blank");
-			stored.add(new IdempotencyKey(namespace, "-").digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH)
-				.namespace());
-		}
-		return List.copyOf(stored);
-	}
-
-	private static Object[] scanArguments(Object now, List<String> namespaces, Object... last) {
-		List<Object> arguments = new ArrayList<>(namespaces.size() + 1 + last.length);
-		arguments.add(now);
-		arguments.addAll(namespaces);
-		arguments.addAll(List.of(last));
-		return arguments.toArray();
-	}
-
-	private List<UnfinishedClaim> holdUnfinished(int limit, Duration hold, List<String> namespaces) {
-		Instant now = this.clock.instant();
-		Object nowTimestamp = this.platform.timestamp(now);
-		Object holdUntil = this.platform.timestamp(now.plus(hold));
-		String selectUnfinished = this.sql.selectUnfinished(namespaces.size());
-		List<UnfinishedClaim> ended = this.jdbc.query(selectUnfinished, (rs, row) -> {
-			Instant claimedAt = this.platform.instant(rs, "created_at");
-			Assert.state(claimedAt != null, "created_at is NOT NULL");
-			// The current owner's token, until the hold below replaces it.
-			return new UnfinishedClaim(new IdempotencyKey(rs.getString("namespace"), rs.getString("idempotency_key")),
-					claimedAt, rs.getInt("attempts"), rs.getString("owner_token"));
-		}, scanArguments(nowTimestamp, namespaces, limit));
-		List<UnfinishedClaim> held = new ArrayList<>(ended.size());
-		for (UnfinishedClaim claim : ended) {
-			String token = this.tokens.get();
-			IdempotencyKey key = claim.key();
-			if (this.jdbc.update(this.sql.holdUnfinished, token, holdUntil, key.namespace(), key.value(), claim.token(),
-					nowTimestamp) == 1) {
-				held.add(new UnfinishedClaim(key, claim.claimedAt(), claim.attempts(), token));
-			}
-		}
-		return held;
+		return this.unfinishedClaims.takeOver(limit, hold, namespaces);
 	}
 
 	@Override
 	public boolean settle(UnfinishedClaim claim, IdempotencyReconciler.Verdict verdict, Duration retention) {
-		IdempotencyKey key = claim.key();
-		return switch (verdict) {
-			case COMPLETED -> completeByToken(key, claim.token(), retention) == 1;
-			case RETRY -> update("release", key, this.sql.release, key.namespace(), key.value(), claim.token()) == 1;
-			case MANUAL -> update("park", key, this.sql.park, key.namespace(), key.value(), claim.token()) == 1;
-		};
+		return this.unfinishedClaims.settle(claim, verdict, retention);
 	}
 
 	@Override
 	public @Nullable Instant oldestUnfinished(Collection<String> namespaces) {
-		List<String> scope = scope(namespaces);
-		Object now = this.platform.timestamp(this.clock.instant());
-		try {
-			return inTransaction((status) -> this.jdbc.query(this.sql.oldestUnfinished(scope.size()),
-					(ResultSet rs) -> rs.next() ? this.platform.instant(rs, "oldest") : null,
-					scanArguments(now, scope)));
-		}
-		catch (DataAccessException | TransactionException ex) {
-			throw new IdempotencyStoreException("Could not read the oldest unfinished claim in table "
-					+ this.tableName, ex);
-		}
+		return this.unfinishedClaims.oldestUnfinished(namespaces);
 	}
 
-	/**
-	 * Lists parked keys. A namespace is matched as it is stored: one that is long (or starts with
-	 * {@code sha256:}) is looked up by its digest, and a digest as this method lists it is taken as
-	 * it is.
-	 */
 	@Override
 	public List<ParkedKey> parked(@Nullable String namespace, int limit) {
-		Assert.isTrue(limit >= 1, "limit must be at least 1");
-		String stored = (namespace == null || IdempotencyKey.isDigest(namespace)) ? namespace
-				: new IdempotencyKey(namespace, "-").digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH).namespace();
-		try {
-			List<ParkedKey> parked = inTransaction((status) -> (stored != null)
-					? this.jdbc.query(this.sql.parkedInNamespace, this::parkedKey, stored, limit)
-					: this.jdbc.query(this.sql.parked, this::parkedKey, limit));
-			return (parked != null) ? parked : List.of();
-		}
-		catch (DataAccessException | TransactionException ex) {
-			throw new IdempotencyStoreException("Could not list parked keys in table " + this.tableName, ex);
-		}
+		return this.parkedKeys.parked(namespace, limit);
 	}
 
-	private ParkedKey parkedKey(ResultSet rs, int row) throws SQLException {
-		Instant claimedAt = this.platform.instant(rs, "created_at");
-		Assert.state(claimedAt != null, "created_at is NOT NULL");
-		return new ParkedKey(new IdempotencyKey(rs.getString("namespace"), rs.getString("idempotency_key")),
-				claimedAt, rs.getInt("attempts"));
-	}
-
-	/**
-	 * Marks the parked record of {@code key} completed: the key's own record, else, for a key as
-	 * {@link #parked} lists it with a digest for a part, the record it names.
-	 */
 	@Override
 	public boolean markCompleted(IdempotencyKey key, Duration retention) {
-		Object expiresAt = this.platform.timestamp(this.clock.instant().plus(retention));
-		for (IdempotencyKey stored : parkedRecords(key)) {
-			if (update("mark completed", stored, this.sql.markParkedCompleted, expiresAt, stored.namespace(),
-					stored.value()) == 1) {
-				return true;
-			}
-		}
-		return false;
+		return this.parkedKeys.markCompleted(key, retention);
 	}
 
-	/**
-	 * Releases the parked record of {@code key}: the key's own record, else, for a key as
-	 * {@link #parked} lists it with a digest for a part, the record it names.
-	 */
 	@Override
 	public boolean release(IdempotencyKey key) {
-		for (IdempotencyKey stored : parkedRecords(key)) {
-			if (update("release parked", stored, this.sql.releaseParked, stored.namespace(), stored.value()) == 1) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	/**
-	 * The records a parked key's operation may mean: the key's own (its stored form), then, when
-	 * the key is itself a stored form with a digest in it, that record. {@link #parked} lists a long
-	 * key by its digest, often the only name a person has for it; since a part starting with
-	 * {@code sha256:} is digested again ({@link IdempotencyKey#digestedBeyond}), that listed name is
-	 * not its own stored form and is tried as it is, after the key's own record.
-	 */
-	private static List<IdempotencyKey> parkedRecords(IdempotencyKey key) {
-		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		if (stored.equals(key) || !isStoredPart(key.namespace()) || !isStoredPart(key.value())) {
-			return List.of(stored);
-		}
-		return List.of(stored, key);
-	}
-
-	private static boolean isStoredPart(String part) {
-		return IdempotencyKey.isDigest(part) || (part.length() <= JdbcIdempotencyStore.MAX_KEY_LENGTH
-				&& !part.startsWith(IdempotencyKey.DIGEST_PREFIX));
+		return this.parkedKeys.release(key);
 	}
 
 	@Override
@@ -601,22 +425,6 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	 */
 	public String getTableName() {
 		return this.tableName;
-	}
-
-	/** One statement in a transaction of its own; its affected-row count. */
-	private int update(String action, IdempotencyKey key, String updateSql, @Nullable Object... args) {
-		try {
-			Integer updated = inTransaction((status) -> this.jdbc.update(updateSql, args));
-			return (updated != null) ? updated : 0;
-		}
-		catch (DataAccessException | TransactionException ex) {
-			throw new IdempotencyStoreException("Could not " + action + " '" + key + "' in table " + this.tableName,
-					ex);
-		}
-	}
-
-	private <T> @Nullable T inTransaction(TransactionCallback<T> action) {
-		return this.transactions.execute(action);
 	}
 
 	/** The record a claim found present. */
