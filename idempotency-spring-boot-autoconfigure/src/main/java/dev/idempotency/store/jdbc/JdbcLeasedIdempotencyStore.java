@@ -93,7 +93,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 
 	private final Set<String> reconciledNamespaces;
 
-	private final JdbcKeyRecords keyRecords;
+	private final JdbcLeasedKeyDetails keyDetails;
 
 	private final JdbcUnfinishedClaims unfinishedClaims;
 
@@ -141,7 +141,7 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		this.sql = this.table.sql;
 		this.takeOverEndedLeases = takeOverEndedLeases;
 		this.reconciledNamespaces = Set.copyOf(JdbcUnfinishedClaims.scope(reconciledNamespaces));
-		this.keyRecords = new JdbcKeyRecords(this.jdbc, this.platform, this.tableName, clock);
+		this.keyDetails = new JdbcLeasedKeyDetails(this.table);
 		this.unfinishedClaims = new JdbcUnfinishedClaims(this.table);
 		this.parkedKeys = new JdbcParkedKeys(this.table);
 	}
@@ -256,24 +256,6 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	 * Marks the key completed for {@code retention} if the record still holds this claim's token;
 	 * a claim that was taken over in the meantime is logged and left alone.
 	 */
-	/**
-	 * Counts the duplicate on the key's record, in a transaction of its own.
-	 */
-	@Override
-	public void recordDuplicate(IdempotencyKey key) {
-		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		try {
-			this.table.inTransaction((status) -> {
-				this.keyRecords.recordDuplicate(stored);
-				return null;
-			});
-		}
-		catch (TransactionException ex) {
-			throw new IdempotencyStoreException("Could not count a duplicate of '" + key + "' in table "
-					+ this.tableName, ex);
-		}
-	}
-
 	@Override
 	public void complete(IdempotencyKey key, ClaimResult claim, Duration retention) {
 		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
@@ -308,46 +290,24 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 		return true;
 	}
 
-	/**
-	 * Writes the fingerprint (and clears the result) if the record is still this claim's, in a
-	 * transaction of its own.
-	 */
 	@Override
 	public void recordFingerprint(IdempotencyKey key, ClaimResult claim, String fingerprint) {
-		recordByToken("fingerprint", key, claim, this.sql.recordFingerprint, fingerprint);
+		this.keyDetails.recordFingerprint(key, claim, fingerprint);
 	}
 
-	/**
-	 * Writes the result if the record is still this claim's, in a transaction of its own.
-	 */
 	@Override
 	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
-		recordByToken("result", key, claim, this.sql.recordResult, result);
+		this.keyDetails.recordResult(key, claim, result);
 	}
 
-	private void recordByToken(String detail, IdempotencyKey key, ClaimResult claim, String recordSql, String value) {
-		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		if (this.table.update("record the " + detail + " of", stored, recordSql, value, stored.namespace(),
-				stored.value(), claim.token()) == 0) {
-			logger.warn("Could not record the " + detail + " of '" + key + "' in table " + this.tableName
-					+ ": its lease ended and another worker or the reconciler took the claim over");
-		}
+	@Override
+	public void recordDuplicate(IdempotencyKey key) {
+		this.keyDetails.recordDuplicate(key);
 	}
 
-	/** Reads the record's fingerprint and result, in a transaction of its own. */
 	@Override
 	public @Nullable RecordedKey recorded(IdempotencyKey key) {
-		IdempotencyKey stored = key.digestedBeyond(JdbcIdempotencyStore.MAX_KEY_LENGTH);
-		try {
-			List<RecordedKey> recorded = this.table.inTransaction((status) -> this.jdbc.query(this.sql.recorded,
-					(rs, row) -> new RecordedKey(rs.getString(1), rs.getString(2)), stored.namespace(),
-					stored.value()));
-			return (recorded == null || recorded.isEmpty()) ? null : recorded.get(0);
-		}
-		catch (DataAccessException | TransactionException ex) {
-			throw new IdempotencyStoreException("Could not read the details of '" + key + "' in table "
-					+ this.tableName, ex);
-		}
+		return this.keyDetails.recorded(key);
 	}
 
 	/** None: claims commit on their own. */
