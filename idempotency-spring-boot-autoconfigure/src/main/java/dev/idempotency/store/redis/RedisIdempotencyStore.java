@@ -1,11 +1,6 @@
 package dev.idempotency.store.redis;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
@@ -24,8 +19,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.NestedExceptionUtils;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -33,9 +26,10 @@ import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.core.types.Expiration;
 import org.springframework.util.Assert;
+
+import static dev.idempotency.store.redis.LuaScript.bytes;
 
 /**
  * Leased store on Redis: each key is one string entry, {@code <prefix><namespace>:<key>}.
@@ -94,29 +88,27 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 
 	private static final byte[] COMPLETED_BYTES = bytes(COMPLETED);
 
-	private static final Script COMPLETE = Script.of("complete.lua");
+	private static final LuaScript COMPLETE = LuaScript.of("complete.lua");
 
-	private static final Script RELEASE = Script.of("release.lua");
+	private static final LuaScript RELEASE = LuaScript.of("release.lua");
 
-	private static final Script RENEW = Script.of("renew.lua");
+	private static final LuaScript RENEW = LuaScript.of("renew.lua");
 
-	private static final Script RECORD = Script.ofSource(KeyDetailsScripts.RECORD);
+	private static final LuaScript RECORD = LuaScript.ofSource(KeyDetailsScripts.RECORD);
 
-	private static final Script COMPLETE_WITH_DETAILS = Script.ofSource(KeyDetailsScripts.COMPLETE);
+	private static final LuaScript COMPLETE_WITH_DETAILS = LuaScript.ofSource(KeyDetailsScripts.COMPLETE);
 
-	private static final Script RENEW_WITH_DETAILS = Script.ofSource(KeyDetailsScripts.RENEW);
+	private static final LuaScript RENEW_WITH_DETAILS = LuaScript.ofSource(KeyDetailsScripts.RENEW);
 
-	private static final Script RECORDED = Script.ofSource(KeyDetailsScripts.RECORDED);
-
-	private static final Script INSPECT = Script.ofSource(KeyDetailsScripts.INSPECT);
-
-	private static final Script RELEASE_KEY = Script.ofSource(KeyDetailsScripts.RELEASE_KEY);
+	private static final LuaScript RECORDED = LuaScript.ofSource(KeyDetailsScripts.RECORDED);
 
 	private final StringRedisTemplate redis;
 
 	private final String keyPrefix;
 
 	private final Supplier<String> tokens;
+
+	private final RedisKeyInspector inspector;
 
 	/** Set once details were recorded: only then do renewals and completions touch their hash. */
 	private volatile boolean recordsDetails;
@@ -146,6 +138,7 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 		this.redis = redis;
 		this.keyPrefix = keyPrefix;
 		this.tokens = tokens;
+		this.inspector = new RedisKeyInspector(redis, this::storageKey);
 	}
 
 	/**
@@ -276,59 +269,17 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 		if (fields == null || fields.size() < 2) {
 			return null;
 		}
-		return new RecordedKey(text(fields, 0), text(fields, 1));
+		return new RecordedKey(LuaScript.text(fields, 0), LuaScript.text(fields, 1));
 	}
 
-	private static @Nullable String text(List<?> fields, int index) {
-		Object field = (index < fields.size()) ? fields.get(index) : null;
-		return (field instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : null;
-	}
-
-	/**
-	 * Reads the entry, its remaining time and its details' presence in one script.
-	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
-	 */
 	@Override
 	public @Nullable KeyRecord inspect(IdempotencyKey key) {
-		String entry = storageKey(key);
-		byte[][] keysAndArgs = { bytes(entry), bytes(KeyDetailsScripts.detailsKey(entry)),
-				bytes(KeyDetailsScripts.FINGERPRINT), bytes(KeyDetailsScripts.RESULT) };
-		List<?> fields;
-		try {
-			fields = this.redis.execute((RedisCallback<List<?>>) (connection) -> INSPECT.run(connection,
-					ReturnType.MULTI, 2, keysAndArgs), true);
-		}
-		catch (DataAccessException ex) {
-			throw new IdempotencyStoreException("Could not read '" + key + "' in Redis", ex);
-		}
-		if (fields == null || fields.size() < 4) {
-			return null;
-		}
-		String value = text(fields, 0);
-		long pttl = (fields.get(1) instanceof Long millis) ? millis : -1;
-		Instant expiresAt = (pttl >= 0) ? Clock.systemUTC().instant().plusMillis(pttl) : null;
-		boolean processing = value != null && value.startsWith(PROCESSING);
-		return new KeyRecord(key.digestedBeyond(MAX_KEY_LENGTH),
-				processing ? KeyRecord.Status.PROCESSING : KeyRecord.Status.COMPLETED, null, expiresAt, processing,
-				processing ? expiresAt : null, null, Long.valueOf(1).equals(fields.get(2)),
-				Long.valueOf(1).equals(fields.get(3)));
+		return this.inspector.inspect(key);
 	}
 
-	/**
-	 * Deletes the entry and its details unless the entry is a claim in progress (an ended lease has
-	 * vanished with its {@code PX}) and {@code force} is not set, in one script.
-	 * @throws IdempotencyStoreException if Redis cannot be reached or answers an error
-	 */
 	@Override
 	public KeyRelease release(IdempotencyKey key, boolean force) {
-		String entry = storageKey(key);
-		long released = run(RELEASE_KEY, 2, "release", key, new byte[][] { bytes(entry),
-				bytes(KeyDetailsScripts.detailsKey(entry)), bytes(force ? "1" : "0") });
-		KeyRelease outcome = (released == 1) ? KeyRelease.RELEASED
-				: (released == 0) ? KeyRelease.NOT_FOUND : KeyRelease.REFUSED_IN_PROGRESS;
-		logger.warn("Release of idempotency key '" + key.value() + "' in namespace '" + key.namespace()
-				+ "' (Redis" + (force ? ", forced" : "") + "): " + outcome);
-		return outcome;
+		return this.inspector.release(key, force);
 	}
 
 	@Override
@@ -375,17 +326,17 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 		return this.keyPrefix;
 	}
 
-	private long execute(Script script, String operation, IdempotencyKey key, String... args) {
+	private long execute(LuaScript script, String operation, IdempotencyKey key, String... args) {
 		byte[][] keyAndArgs = new byte[args.length + 1][];
 		keyAndArgs[0] = bytes(storageKey(key));
 		for (int i = 0; i < args.length; i++) {
 			keyAndArgs[i + 1] = bytes(args[i]);
 		}
-		return run(script, 1, operation, key, keyAndArgs);
+		return script.execute(this.redis, 1, operation, key, keyAndArgs);
 	}
 
 	/** As {@link #execute}, with the entry's details hash as the script's second key. */
-	private long executeWithDetails(Script script, String operation, IdempotencyKey key, String... args) {
+	private long executeWithDetails(LuaScript script, String operation, IdempotencyKey key, String... args) {
 		byte[][] keysAndArgs = new byte[args.length + 2][];
 		String entry = storageKey(key);
 		keysAndArgs[0] = bytes(entry);
@@ -393,27 +344,7 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 		for (int i = 0; i < args.length; i++) {
 			keysAndArgs[i + 2] = bytes(args[i]);
 		}
-		return run(script, 2, operation, key, keysAndArgs);
-	}
-
-	private long run(Script script, int numKeys, String operation, IdempotencyKey key, byte[][] keysAndArgs) {
-		Long result;
-		try {
-			result = this.redis.execute((RedisCallback<Long>) (connection) -> script.run(connection,
-					ReturnType.INTEGER, numKeys, keysAndArgs), true);
-		}
-		catch (DataAccessException ex) {
-			throw new IdempotencyStoreException("Could not " + operation + " '" + key + "' in Redis", ex);
-		}
-		if (result == null) {
-			// Only in a pipeline or MULTI, which this store never opens.
-			throw new IllegalStateException("Redis returned no result to " + operation + " '" + key + "'");
-		}
-		return result;
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
+		return script.execute(this.redis, 2, operation, key, keysAndArgs);
 	}
 
 	/** Whole milliseconds, at least one: {@code PX 0} is an error. */
@@ -424,46 +355,6 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 	private static long positiveMillis(Duration duration, String name) {
 		Assert.isTrue(!duration.isNegative() && !duration.isZero(), () -> name + " must be positive: " + duration);
 		return Math.max(1, duration.toMillis());
-	}
-
-	/**
-	 * A Lua script of this package, run by {@code EVALSHA} on the connection at hand (falling back
-	 * to {@code EVAL} once the server has lost its script cache) without going through
-	 * {@code RedisTemplate}'s script executor: that opens a proxied connection per call, which cost
-	 * about a tenth of a claim's client time.
-	 */
-	private record Script(String sha1, byte[] source) {
-
-		static Script ofSource(String source) {
-			return new Script(RedisScript.of(source).getSha1(), bytes(source));
-		}
-
-		static Script of(String name) {
-			// Read once: a RedisScript on a ResourceScriptSource would check the jar entry's
-			// timestamp on every call.
-			ClassPathResource resource = new ClassPathResource(name, RedisIdempotencyStore.class);
-			try (InputStream in = resource.getInputStream()) {
-				String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-				return new Script(RedisScript.of(source).getSha1(), bytes(source));
-			}
-			catch (IOException ex) {
-				throw new IllegalStateException("Could not read " + resource, ex);
-			}
-		}
-
-		<T> @Nullable T run(RedisConnection connection, ReturnType returnType, int numKeys, byte[][] keysAndArgs) {
-			try {
-				return connection.scriptingCommands().evalSha(this.sha1, returnType, numKeys, keysAndArgs);
-			}
-			catch (DataAccessException ex) {
-				String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
-				if (message == null || !message.contains("NOSCRIPT")) {
-					throw ex;
-				}
-				return connection.scriptingCommands().eval(this.source, returnType, numKeys, keysAndArgs);
-			}
-		}
-
 	}
 
 }
