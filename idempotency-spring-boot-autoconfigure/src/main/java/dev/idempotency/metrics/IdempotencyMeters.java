@@ -1,7 +1,8 @@
 package dev.idempotency.metrics;
 
 /**
- * Names and tags of every meter this library registers.
+ * Names and tags of the engine's meters. The Redis Stream adapter names its own meters in
+ * {@code dev.idempotency.redis.stream.metrics.RedisStreamMeters}.
  *
  * @since 0.1.0
  */
@@ -26,42 +27,6 @@ public final class IdempotencyMeters {
 	public static final String DEAD_LETTERED = "idempotency.dead.lettered";
 
 	/**
-	 * Gauge of a Redis Stream consumer group's pending entries (delivered, not acknowledged), tagged
-	 * {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_PENDING = "idempotency.stream.pending";
-
-	/**
-	 * Time gauge of how long the most idle of a group's oldest pending entries has waited since its
-	 * last delivery, tagged {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_PENDING_OLDEST_IDLE = "idempotency.stream.pending.oldest.idle";
-
-	/**
-	 * Gauge of this application's subscriptions reading a stream without error, tagged
-	 * {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_SUBSCRIPTIONS_ACTIVE = "idempotency.stream.subscriptions.active";
-
-	/**
-	 * Counter of pending entries claimed from idle consumers (XAUTOCLAIM), tagged {@value #STREAM_TAG}
-	 * and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_RECLAIMED = "idempotency.stream.reclaimed";
-
-	/**
-	 * Counter of pending entries acknowledged because the stream no longer held their content
-	 * (trimmed or deleted), tagged {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_TRIMMED = "idempotency.stream.trimmed";
-
-	/**
-	 * Counter of consumer groups recreated after they disappeared (NOGROUP), tagged
-	 * {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_GROUP_RECREATED = "idempotency.stream.group.recreated";
-
-	/**
 	 * Gauge: 1 while a listener is paused by fail-closed (the infrastructure failed), else 0. Tag
 	 * {@value #LISTENER_TAG}.
 	 */
@@ -74,12 +39,6 @@ public final class IdempotencyMeters {
 
 	/** Tag: the listener's id (a Kafka listener container's id, a stream listener's stream/group). */
 	public static final String LISTENER_TAG = "listener";
-
-	/** The Redis stream key. */
-	public static final String STREAM_TAG = "stream";
-
-	/** The Redis Stream consumer group. */
-	public static final String GROUP_TAG = "group";
 
 	/**
 	 * Counter of outbox messages the broker acknowledged and whose rows were marked sent, tagged

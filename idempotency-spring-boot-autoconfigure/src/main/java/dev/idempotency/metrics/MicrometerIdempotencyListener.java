@@ -33,10 +33,6 @@ import org.springframework.core.NestedExceptionUtils;
  * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
  * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store;</li>
  * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception;</li>
- * <li>{@value IdempotencyMeters#STREAM_PENDING}, {@value IdempotencyMeters#STREAM_PENDING_OLDEST_IDLE},
- * {@value IdempotencyMeters#STREAM_SUBSCRIPTIONS_ACTIVE} (gauges) and
- * {@value IdempotencyMeters#STREAM_RECLAIMED}, {@value IdempotencyMeters#STREAM_TRIMMED},
- * {@value IdempotencyMeters#STREAM_GROUP_RECREATED} (counters): stream, group;</li>
  * <li>{@value IdempotencyMeters#LISTENER_PAUSED} (gauge) and {@value IdempotencyMeters#LISTENER_PAUSES}
  * (counter): listener;</li>
  * <li>{@value IdempotencyMeters#OUTBOX_PUBLISHED} (counter) and {@value IdempotencyMeters#OUTBOX_LATENCY}
@@ -63,17 +59,11 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 
 	private final MeterProvider<Counter> deadLettered;
 
-	private final MeterProvider<Counter> streamReclaimed;
-
-	private final MeterProvider<Counter> streamTrimmed;
-
-	private final MeterProvider<Counter> streamGroupRecreated;
-
 	private final MeterProvider<Counter> listenerPauses;
 
 	private final MeterRegistry registry;
 
-	/** Values behind the stream gauges, by meter name and tags; gauges hold them weakly. */
+	/** Values behind the gauges, by meter name and tags; gauges hold them weakly. */
 	private final Map<String, AtomicLong> gaugeValues = new ConcurrentHashMap<>();
 
 	// Every message records an outcome: looking its timer up by tags in the registry each time
@@ -107,15 +97,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 			.withRegistry(registry);
 		this.deadLettered = Counter.builder(IdempotencyMeters.DEAD_LETTERED)
 			.description("Messages published to a dead-letter destination")
-			.withRegistry(registry);
-		this.streamReclaimed = Counter.builder(IdempotencyMeters.STREAM_RECLAIMED)
-			.description("Pending stream entries claimed from idle consumers")
-			.withRegistry(registry);
-		this.streamTrimmed = Counter.builder(IdempotencyMeters.STREAM_TRIMMED)
-			.description("Pending stream entries acknowledged because they were trimmed from the stream")
-			.withRegistry(registry);
-		this.streamGroupRecreated = Counter.builder(IdempotencyMeters.STREAM_GROUP_RECREATED)
-			.description("Consumer groups recreated after they disappeared")
 			.withRegistry(registry);
 		this.listenerPauses = Counter.builder(IdempotencyMeters.LISTENER_PAUSES)
 			.description("Pauses of a listener because the infrastructure failed")
@@ -187,44 +168,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	}
 
 	@Override
-	public void onStreamPending(String stream, String group, long pending, Duration oldestIdle) {
-		gauge(IdempotencyMeters.STREAM_PENDING, stream, group, "Pending entries of a stream consumer group")
-			.set(pending);
-		String key = IdempotencyMeters.STREAM_PENDING_OLDEST_IDLE + "|" + stream + "|" + group;
-		this.gaugeValues.computeIfAbsent(key, (name) -> {
-			AtomicLong value = new AtomicLong();
-			TimeGauge.builder(IdempotencyMeters.STREAM_PENDING_OLDEST_IDLE, value, TimeUnit.MILLISECONDS,
-					AtomicLong::get)
-				.description("Idle time of the longest-waiting of the oldest pending entries")
-				.tags(streamTags(stream, group))
-				.register(this.registry);
-			return value;
-		}).set(oldestIdle.toMillis());
-	}
-
-	@Override
-	public void onStreamSubscriptions(String stream, String group, int active) {
-		gauge(IdempotencyMeters.STREAM_SUBSCRIPTIONS_ACTIVE, stream, group,
-				"Subscriptions of this application reading the stream without error")
-			.set(active);
-	}
-
-	@Override
-	public void onStreamReclaimed(String stream, String group, int count) {
-		this.streamReclaimed.withTags(streamTags(stream, group)).increment(count);
-	}
-
-	@Override
-	public void onStreamTrimmed(String stream, String group, int count) {
-		this.streamTrimmed.withTags(streamTags(stream, group)).increment(count);
-	}
-
-	@Override
-	public void onStreamGroupRecreated(String stream, String group) {
-		this.streamGroupRecreated.withTags(streamTags(stream, group)).increment();
-	}
-
-	@Override
 	public void onListenerPaused(String listener, Throwable cause) {
 		this.listenerPauses.withTags(Tags.of(IdempotencyMeters.LISTENER_TAG, listener)).increment();
 		pausedGauge(listener).set(1);
@@ -244,21 +187,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 				.register(this.registry);
 			return value;
 		});
-	}
-
-	private AtomicLong gauge(String name, String stream, String group, String description) {
-		return this.gaugeValues.computeIfAbsent(name + "|" + stream + "|" + group, (key) -> {
-			AtomicLong value = new AtomicLong();
-			Gauge.builder(name, value, AtomicLong::get)
-				.description(description)
-				.tags(streamTags(stream, group))
-				.register(this.registry);
-			return value;
-		});
-	}
-
-	private static Tags streamTags(String stream, String group) {
-		return Tags.of(IdempotencyMeters.STREAM_TAG, stream, IdempotencyMeters.GROUP_TAG, group);
 	}
 
 	@Override

@@ -82,7 +82,8 @@ class ArchitectureTests {
 				"autoconfigure.health", "autoconfigure.actuate", "store.jdbc.autoconfigure",
 				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
-				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure")) {
+				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure", "redis.stream.metrics",
+				"redis.stream.autoconfigure.metrics")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -179,10 +180,14 @@ class ArchitectureTests {
 					ROOT + ".support.jdbc..", GUARD, "org.springframework.jdbc..", "org.springframework.dao.."));
 	}
 
+	/**
+	 * Micrometer only where meters are: the engine's ({@code metrics}), each technology's own
+	 * ({@code <technology>.metrics}, {@code <technology>.autoconfigure.metrics}) and the observation.
+	 */
 	@Test
-	void onlyMetricsAndObservationUseMicrometer() {
+	void onlyMetricsPackagesAndObservationUseMicrometer() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".observation..")
+			.resideOutsideOfPackages(ROOT + "..metrics..", ROOT + ".observation..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.micrometer.."));

@@ -16,9 +16,10 @@ import org.springframework.context.annotation.Import;
 
 /**
  * Every Micrometer meter of the starter, in the application's {@code MeterRegistry}: the listener
- * that records outcomes, purges, dead letters, stream and outbox events (while the interception is
- * on), the duplicate filters' meters (while the filter chain is on), and the outbox backlog gauges (while the outbox is on). {@code idempotency.metrics.enabled=false}
- * switches them all off.
+ * that records outcomes, purges, dead letters, listener pauses and outbox events (while the
+ * interception is on), the duplicate filters' meters (while the filter chain is on), and the outbox
+ * backlog gauges (while the outbox is on). The Redis Stream adapter's meters are wired by its own
+ * auto-configuration. {@code idempotency.metrics.enabled=false} switches them all off.
  *
  * @since 0.1.0
  */
