@@ -13,7 +13,6 @@ import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyReconciler;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.core.UnfinishedClaim;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -33,19 +32,20 @@ import org.springframework.core.NestedExceptionUtils;
  * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
  * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store;</li>
  * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception;</li>
+ * <li>{@value IdempotencyMeters#RECONCILER_SCANNED}, {@value IdempotencyMeters#RECONCILER_VERDICTS}
+ * (counters) and {@value IdempotencyMeters#RECONCILER_OLDEST_UNFINISHED} (time gauge): store, verdict;</li>
  * <li>{@value IdempotencyMeters#LISTENER_PAUSED} (gauge) and {@value IdempotencyMeters#LISTENER_PAUSES}
- * (counter): listener;</li>
- * <li>{@value IdempotencyMeters#OUTBOX_PUBLISHED} (counter) and {@value IdempotencyMeters#OUTBOX_LATENCY}
- * (timer): destination;</li>
- * <li>{@value IdempotencyMeters#OUTBOX_FAILED} and {@value IdempotencyMeters#OUTBOX_DEAD} (counters):
- * destination, exception.</li>
+ * (counter): listener.</li>
  * </ul>
  * Summing the invocation timer's counts over outcomes gives every delivery:
  * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
+ * <p>
+ * A technology's own events have meters of their own: the Redis Stream adapter's consumer groups
+ * ({@code redis.stream.metrics}), the outbox relay and backlog ({@code outbox.metrics}).
  *
  * @since 0.1.0
  */
-public class MicrometerIdempotencyListener implements IdempotencyListener, DeliveryListener, OutboxListener {
+public class MicrometerIdempotencyListener implements IdempotencyListener, DeliveryListener {
 
 	private final MeterProvider<Timer> invocations;
 
@@ -70,14 +70,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	// (building Tags and a Meter.Id) costs more than the recording itself.
 	private final Map<InvocationTags, Timer> invocationTimers = new ConcurrentHashMap<>();
 
-	private final MeterProvider<Counter> outboxPublished;
-
-	private final MeterProvider<Counter> outboxFailed;
-
-	private final MeterProvider<Counter> outboxDead;
-
-	private final MeterProvider<Timer> outboxLatency;
-
 	public MicrometerIdempotencyListener(MeterRegistry registry) {
 		this.registry = registry;
 		this.invocations = Timer.builder(IdempotencyMeters.INVOCATIONS)
@@ -100,18 +92,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 			.withRegistry(registry);
 		this.listenerPauses = Counter.builder(IdempotencyMeters.LISTENER_PAUSES)
 			.description("Pauses of a listener because the infrastructure failed")
-			.withRegistry(registry);
-		this.outboxPublished = Counter.builder(IdempotencyMeters.OUTBOX_PUBLISHED)
-			.description("Outbox messages acknowledged by the broker")
-			.withRegistry(registry);
-		this.outboxFailed = Counter.builder(IdempotencyMeters.OUTBOX_FAILED)
-			.description("Failed outbox send attempts that will be retried")
-			.withRegistry(registry);
-		this.outboxDead = Counter.builder(IdempotencyMeters.OUTBOX_DEAD)
-			.description("Outbox messages marked dead")
-			.withRegistry(registry);
-		this.outboxLatency = Timer.builder(IdempotencyMeters.OUTBOX_LATENCY)
-			.description("Time from an outbox row's creation to the broker's acknowledgement")
 			.withRegistry(registry);
 	}
 
@@ -187,28 +167,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 				.register(this.registry);
 			return value;
 		});
-	}
-
-	@Override
-	public void onOutboxSent(String destination, Duration latency) {
-		this.outboxPublished.withTags(IdempotencyMeters.DESTINATION_TAG, destination).increment();
-		this.outboxLatency.withTags(IdempotencyMeters.DESTINATION_TAG, destination).record(latency);
-	}
-
-	@Override
-	public void onOutboxSendFailed(String destination, Throwable cause) {
-		this.outboxFailed
-			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
-					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
-			.increment();
-	}
-
-	@Override
-	public void onOutboxDead(String destination, String messageId, Throwable cause) {
-		this.outboxDead
-			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
-					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
-			.increment();
 	}
 
 	private record InvocationTags(String namespace, IdempotencyOutcome outcome, String store,

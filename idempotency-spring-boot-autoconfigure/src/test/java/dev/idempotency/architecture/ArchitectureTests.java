@@ -83,7 +83,7 @@ class ArchitectureTests {
 				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
 				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure", "redis.stream.metrics",
-				"redis.stream.autoconfigure.metrics")) {
+				"redis.stream.autoconfigure.metrics", "outbox.metrics", "outbox.autoconfigure.metrics")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}

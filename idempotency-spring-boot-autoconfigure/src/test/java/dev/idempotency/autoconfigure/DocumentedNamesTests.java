@@ -19,6 +19,7 @@ import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.observation.DefaultIdempotencyObservationConvention;
 import dev.idempotency.observation.IdempotencyObservationDocumentation;
 import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
@@ -103,7 +104,7 @@ class DocumentedNamesTests {
 	/** The meter names of the engine and of each technology that has meters of its own. */
 	private static Set<String> meterNames() {
 		Set<String> names = new HashSet<>();
-		for (Class<?> meters : List.of(IdempotencyMeters.class, RedisStreamMeters.class)) {
+		for (Class<?> meters : List.of(IdempotencyMeters.class, RedisStreamMeters.class, OutboxMeters.class)) {
 			for (Field field : meters.getFields()) {
 				if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
 					try {

@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -62,7 +63,8 @@ class MetricsDashboardDriftIntegrationTests {
 	private static final Pattern METRIC_NAME = Pattern.compile("idempotency_[a-z_]+");
 
 	/** The classes that name the starter's meters: the engine's and each technology's. */
-	private static final List<Class<?>> METER_NAMES = List.of(IdempotencyMeters.class, RedisStreamMeters.class);
+	private static final List<Class<?>> METER_NAMES = List.of(IdempotencyMeters.class, RedisStreamMeters.class,
+			OutboxMeters.class);
 
 	/** Suffixes Micrometer's Prometheus registry adds to a meter's name, by meter type. */
 	private static final List<String> SUFFIXES = List.of("", "_total", "_seconds", "_bytes", "_seconds_count",

@@ -1,8 +1,8 @@
 /**
  * Auto-configuration of the engine's Micrometer meters: the listener that records outcomes, purges,
- * dead letters, listener pauses and outbox events, the duplicate filters' meters, and the outbox
- * backlog gauges. The Redis Stream adapter's meters are wired in
- * {@code redis.stream.autoconfigure.metrics}.
+ * reconciliations, dead letters and listener pauses, and the duplicate filters' meters. The Redis
+ * Stream adapter's and the outbox's meters are wired in {@code redis.stream.autoconfigure.metrics}
+ * and {@code outbox.autoconfigure.metrics}.
  */
 @NullMarked
 package dev.idempotency.metrics.autoconfigure;
