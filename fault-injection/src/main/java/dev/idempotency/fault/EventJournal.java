@@ -9,11 +9,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 
-import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyReconciler;
 import dev.idempotency.core.UnfinishedClaim;
+import dev.idempotency.redis.stream.StreamConsumerListener;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -37,7 +37,7 @@ import org.springframework.core.NestedExceptionUtils;
  * record id. Each listener thread's R and O lines alternate; a SIGKILL leaves at most one R without
  * its O per thread: the delivery in flight.
  */
-public final class EventJournal implements IdempotencyListener, DeliveryListener {
+public final class EventJournal implements IdempotencyListener, StreamConsumerListener {
 
 	private final FileOutputStream out;
 

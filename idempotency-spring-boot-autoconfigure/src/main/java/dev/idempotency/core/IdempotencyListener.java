@@ -6,10 +6,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Told how each {@code @Idempotent} invocation ended, after the transaction committed or rolled
- * back, and of purge and reconciliation runs. Metrics are one listener; applications may add their own beans.
- * Exceptions thrown by a listener are logged and otherwise ignored: they never change the outcome.
- * Transport and outbox events have listeners of their own: {@link DeliveryListener},
- * {@link OutboxListener}.
+ * back, and of purge and reconciliation runs. Metrics are one listener; applications may add their
+ * own beans. Exceptions thrown by a listener are logged and otherwise ignored: they never change the
+ * outcome. Transport events have listeners of their own ({@link DeliveryListener}, and a transport's
+ * sub-interface of it for its own events), and so has the outbox relay ({@code OutboxListener}).
  *
  * @since 0.1.0
  */

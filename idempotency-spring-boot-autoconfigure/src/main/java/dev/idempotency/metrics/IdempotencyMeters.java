@@ -1,7 +1,10 @@
 package dev.idempotency.metrics;
 
 /**
- * Names and tags of every meter this library registers.
+ * Names and tags of the engine's meters: invocations, purges, dead letters, fail-closed pauses, the
+ * reconciler and the duplicate filters. The technologies name their own meters:
+ * {@code dev.idempotency.redis.stream.metrics.RedisStreamMeters},
+ * {@code dev.idempotency.outbox.metrics.OutboxMeters}.
  *
  * @since 0.1.0
  */
@@ -26,42 +29,6 @@ public final class IdempotencyMeters {
 	public static final String DEAD_LETTERED = "idempotency.dead.lettered";
 
 	/**
-	 * Gauge of a Redis Stream consumer group's pending entries (delivered, not acknowledged), tagged
-	 * {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_PENDING = "idempotency.stream.pending";
-
-	/**
-	 * Time gauge of how long the most idle of a group's oldest pending entries has waited since its
-	 * last delivery, tagged {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_PENDING_OLDEST_IDLE = "idempotency.stream.pending.oldest.idle";
-
-	/**
-	 * Gauge of this application's subscriptions reading a stream without error, tagged
-	 * {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_SUBSCRIPTIONS_ACTIVE = "idempotency.stream.subscriptions.active";
-
-	/**
-	 * Counter of pending entries claimed from idle consumers (XAUTOCLAIM), tagged {@value #STREAM_TAG}
-	 * and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_RECLAIMED = "idempotency.stream.reclaimed";
-
-	/**
-	 * Counter of pending entries acknowledged because the stream no longer held their content
-	 * (trimmed or deleted), tagged {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_TRIMMED = "idempotency.stream.trimmed";
-
-	/**
-	 * Counter of consumer groups recreated after they disappeared (NOGROUP), tagged
-	 * {@value #STREAM_TAG} and {@value #GROUP_TAG}.
-	 */
-	public static final String STREAM_GROUP_RECREATED = "idempotency.stream.group.recreated";
-
-	/**
 	 * Gauge: 1 while a listener is paused by fail-closed (the infrastructure failed), else 0. Tag
 	 * {@value #LISTENER_TAG}.
 	 */
@@ -74,36 +41,6 @@ public final class IdempotencyMeters {
 
 	/** Tag: the listener's id (a Kafka listener container's id, a stream listener's stream/group). */
 	public static final String LISTENER_TAG = "listener";
-
-	/** The Redis stream key. */
-	public static final String STREAM_TAG = "stream";
-
-	/** The Redis Stream consumer group. */
-	public static final String GROUP_TAG = "group";
-
-	/**
-	 * Counter of outbox messages the broker acknowledged and whose rows were marked sent, tagged
-	 * {@value #DESTINATION_TAG}.
-	 */
-	public static final String OUTBOX_PUBLISHED = "idempotency.outbox.published";
-
-	/**
-	 * Counter of failed outbox send attempts that will be retried, tagged {@value #DESTINATION_TAG}
-	 * and {@value #EXCEPTION_TAG}.
-	 */
-	public static final String OUTBOX_FAILED = "idempotency.outbox.failed";
-
-	/**
-	 * Counter of outbox messages marked dead (attempts used up, or no sender), tagged
-	 * {@value #DESTINATION_TAG} and {@value #EXCEPTION_TAG}.
-	 */
-	public static final String OUTBOX_DEAD = "idempotency.outbox.dead";
-
-	/**
-	 * Timer from an outbox row's creation in the business transaction to the broker's
-	 * acknowledgement, tagged {@value #DESTINATION_TAG}.
-	 */
-	public static final String OUTBOX_LATENCY = "idempotency.outbox.latency";
 
 	/** Counter of unfinished leased claims a reconciliation scan took over, tagged {@value #STORE_TAG}. */
 	public static final String RECONCILER_SCANNED = "idempotency.reconciler.scanned";
@@ -124,19 +61,10 @@ public final class IdempotencyMeters {
 	/** Tag of a reconciler's verdict. */
 	public static final String VERDICT_TAG = "verdict";
 
-	/** Gauge of outbox rows committed and not yet sent. */
-	public static final String OUTBOX_BACKLOG = "idempotency.outbox.backlog";
-
-	/** Gauge of outbox rows marked dead and waiting to be re-driven. */
-	public static final String OUTBOX_DEAD_BACKLOG = "idempotency.outbox.dead.backlog";
-
-	/** Gauge of the age of the oldest unsent outbox row, in seconds; 0 when none waits. */
-	public static final String OUTBOX_OLDEST_AGE = "idempotency.outbox.oldest.age";
-
 	/** The topic or stream a dead-lettered message came from. */
 	public static final String SOURCE_TAG = "source";
 
-	/** The dead-letter topic or stream; for outbox meters, the row's destination ({@code kafka:orders}). */
+	/** The dead-letter topic or stream. */
 	public static final String DESTINATION_TAG = "destination";
 
 	/** The logical consumer: listener group, or {@code Class#method}. */

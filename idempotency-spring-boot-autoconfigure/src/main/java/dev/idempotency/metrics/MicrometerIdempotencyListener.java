@@ -13,7 +13,6 @@ import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.IdempotencyReconciler;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.core.UnfinishedClaim;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -33,23 +32,20 @@ import org.springframework.core.NestedExceptionUtils;
  * <li>{@value IdempotencyMeters#PURGE_DELETED} (counter): store;</li>
  * <li>{@value IdempotencyMeters#PURGE_RUNS} (counter): store;</li>
  * <li>{@value IdempotencyMeters#DEAD_LETTERED} (counter): source, destination, exception;</li>
- * <li>{@value IdempotencyMeters#STREAM_PENDING}, {@value IdempotencyMeters#STREAM_PENDING_OLDEST_IDLE},
- * {@value IdempotencyMeters#STREAM_SUBSCRIPTIONS_ACTIVE} (gauges) and
- * {@value IdempotencyMeters#STREAM_RECLAIMED}, {@value IdempotencyMeters#STREAM_TRIMMED},
- * {@value IdempotencyMeters#STREAM_GROUP_RECREATED} (counters): stream, group;</li>
+ * <li>{@value IdempotencyMeters#RECONCILER_SCANNED}, {@value IdempotencyMeters#RECONCILER_VERDICTS}
+ * (counters) and {@value IdempotencyMeters#RECONCILER_OLDEST_UNFINISHED} (time gauge): store, verdict;</li>
  * <li>{@value IdempotencyMeters#LISTENER_PAUSED} (gauge) and {@value IdempotencyMeters#LISTENER_PAUSES}
- * (counter): listener;</li>
- * <li>{@value IdempotencyMeters#OUTBOX_PUBLISHED} (counter) and {@value IdempotencyMeters#OUTBOX_LATENCY}
- * (timer): destination;</li>
- * <li>{@value IdempotencyMeters#OUTBOX_FAILED} and {@value IdempotencyMeters#OUTBOX_DEAD} (counters):
- * destination, exception.</li>
+ * (counter): listener.</li>
  * </ul>
  * Summing the invocation timer's counts over outcomes gives every delivery:
  * received = processed + duplicate + failed + rejected (+ in_progress, which is retried).
+ * <p>
+ * A technology's own events have meters of their own: the Redis Stream adapter's consumer groups
+ * ({@code redis.stream.metrics}), the outbox relay and backlog ({@code outbox.metrics}).
  *
  * @since 0.1.0
  */
-public class MicrometerIdempotencyListener implements IdempotencyListener, DeliveryListener, OutboxListener {
+public class MicrometerIdempotencyListener implements IdempotencyListener, DeliveryListener {
 
 	private final MeterProvider<Timer> invocations;
 
@@ -63,30 +59,16 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 
 	private final MeterProvider<Counter> deadLettered;
 
-	private final MeterProvider<Counter> streamReclaimed;
-
-	private final MeterProvider<Counter> streamTrimmed;
-
-	private final MeterProvider<Counter> streamGroupRecreated;
-
 	private final MeterProvider<Counter> listenerPauses;
 
 	private final MeterRegistry registry;
 
-	/** Values behind the stream gauges, by meter name and tags; gauges hold them weakly. */
+	/** Values behind the gauges, by meter name and tags; gauges hold them weakly. */
 	private final Map<String, AtomicLong> gaugeValues = new ConcurrentHashMap<>();
 
 	// Every message records an outcome: looking its timer up by tags in the registry each time
 	// (building Tags and a Meter.Id) costs more than the recording itself.
 	private final Map<InvocationTags, Timer> invocationTimers = new ConcurrentHashMap<>();
-
-	private final MeterProvider<Counter> outboxPublished;
-
-	private final MeterProvider<Counter> outboxFailed;
-
-	private final MeterProvider<Counter> outboxDead;
-
-	private final MeterProvider<Timer> outboxLatency;
 
 	public MicrometerIdempotencyListener(MeterRegistry registry) {
 		this.registry = registry;
@@ -108,29 +90,8 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 		this.deadLettered = Counter.builder(IdempotencyMeters.DEAD_LETTERED)
 			.description("Messages published to a dead-letter destination")
 			.withRegistry(registry);
-		this.streamReclaimed = Counter.builder(IdempotencyMeters.STREAM_RECLAIMED)
-			.description("Pending stream entries claimed from idle consumers")
-			.withRegistry(registry);
-		this.streamTrimmed = Counter.builder(IdempotencyMeters.STREAM_TRIMMED)
-			.description("Pending stream entries acknowledged because they were trimmed from the stream")
-			.withRegistry(registry);
-		this.streamGroupRecreated = Counter.builder(IdempotencyMeters.STREAM_GROUP_RECREATED)
-			.description("Consumer groups recreated after they disappeared")
-			.withRegistry(registry);
 		this.listenerPauses = Counter.builder(IdempotencyMeters.LISTENER_PAUSES)
 			.description("Pauses of a listener because the infrastructure failed")
-			.withRegistry(registry);
-		this.outboxPublished = Counter.builder(IdempotencyMeters.OUTBOX_PUBLISHED)
-			.description("Outbox messages acknowledged by the broker")
-			.withRegistry(registry);
-		this.outboxFailed = Counter.builder(IdempotencyMeters.OUTBOX_FAILED)
-			.description("Failed outbox send attempts that will be retried")
-			.withRegistry(registry);
-		this.outboxDead = Counter.builder(IdempotencyMeters.OUTBOX_DEAD)
-			.description("Outbox messages marked dead")
-			.withRegistry(registry);
-		this.outboxLatency = Timer.builder(IdempotencyMeters.OUTBOX_LATENCY)
-			.description("Time from an outbox row's creation to the broker's acknowledgement")
 			.withRegistry(registry);
 	}
 
@@ -187,44 +148,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 	}
 
 	@Override
-	public void onStreamPending(String stream, String group, long pending, Duration oldestIdle) {
-		gauge(IdempotencyMeters.STREAM_PENDING, stream, group, "Pending entries of a stream consumer group")
-			.set(pending);
-		String key = IdempotencyMeters.STREAM_PENDING_OLDEST_IDLE + "|" + stream + "|" + group;
-		this.gaugeValues.computeIfAbsent(key, (name) -> {
-			AtomicLong value = new AtomicLong();
-			TimeGauge.builder(IdempotencyMeters.STREAM_PENDING_OLDEST_IDLE, value, TimeUnit.MILLISECONDS,
-					AtomicLong::get)
-				.description("Idle time of the longest-waiting of the oldest pending entries")
-				.tags(streamTags(stream, group))
-				.register(this.registry);
-			return value;
-		}).set(oldestIdle.toMillis());
-	}
-
-	@Override
-	public void onStreamSubscriptions(String stream, String group, int active) {
-		gauge(IdempotencyMeters.STREAM_SUBSCRIPTIONS_ACTIVE, stream, group,
-				"Subscriptions of this application reading the stream without error")
-			.set(active);
-	}
-
-	@Override
-	public void onStreamReclaimed(String stream, String group, int count) {
-		this.streamReclaimed.withTags(streamTags(stream, group)).increment(count);
-	}
-
-	@Override
-	public void onStreamTrimmed(String stream, String group, int count) {
-		this.streamTrimmed.withTags(streamTags(stream, group)).increment(count);
-	}
-
-	@Override
-	public void onStreamGroupRecreated(String stream, String group) {
-		this.streamGroupRecreated.withTags(streamTags(stream, group)).increment();
-	}
-
-	@Override
 	public void onListenerPaused(String listener, Throwable cause) {
 		this.listenerPauses.withTags(Tags.of(IdempotencyMeters.LISTENER_TAG, listener)).increment();
 		pausedGauge(listener).set(1);
@@ -244,43 +167,6 @@ public class MicrometerIdempotencyListener implements IdempotencyListener, Deliv
 				.register(this.registry);
 			return value;
 		});
-	}
-
-	private AtomicLong gauge(String name, String stream, String group, String description) {
-		return this.gaugeValues.computeIfAbsent(name + "|" + stream + "|" + group, (key) -> {
-			AtomicLong value = new AtomicLong();
-			Gauge.builder(name, value, AtomicLong::get)
-				.description(description)
-				.tags(streamTags(stream, group))
-				.register(this.registry);
-			return value;
-		});
-	}
-
-	private static Tags streamTags(String stream, String group) {
-		return Tags.of(IdempotencyMeters.STREAM_TAG, stream, IdempotencyMeters.GROUP_TAG, group);
-	}
-
-	@Override
-	public void onOutboxSent(String destination, Duration latency) {
-		this.outboxPublished.withTags(IdempotencyMeters.DESTINATION_TAG, destination).increment();
-		this.outboxLatency.withTags(IdempotencyMeters.DESTINATION_TAG, destination).record(latency);
-	}
-
-	@Override
-	public void onOutboxSendFailed(String destination, Throwable cause) {
-		this.outboxFailed
-			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
-					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
-			.increment();
-	}
-
-	@Override
-	public void onOutboxDead(String destination, String messageId, Throwable cause) {
-		this.outboxDead
-			.withTags(IdempotencyMeters.DESTINATION_TAG, destination, IdempotencyMeters.EXCEPTION_TAG,
-					NestedExceptionUtils.getMostSpecificCause(cause).getClass().getSimpleName())
-			.increment();
 	}
 
 	private record InvocationTags(String namespace, IdempotencyOutcome outcome, String store,

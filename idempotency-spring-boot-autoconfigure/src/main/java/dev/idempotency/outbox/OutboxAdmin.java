@@ -2,7 +2,6 @@ package dev.idempotency.outbox;
 
 import java.util.List;
 
-import dev.idempotency.core.OutboxBacklog;
 
 /**
  * Operations on the outbox table for people and management endpoints: look at dead messages, send

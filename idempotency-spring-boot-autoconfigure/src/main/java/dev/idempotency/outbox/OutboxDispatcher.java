@@ -23,7 +23,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.FailureClassifier;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.support.Listeners;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.FailureClassifier;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.support.DaemonSchedulers;
 import dev.idempotency.support.DefaultFailureClassifier;
 import org.apache.commons.logging.Log;

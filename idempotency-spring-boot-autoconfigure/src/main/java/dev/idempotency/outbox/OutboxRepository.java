@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import dev.idempotency.core.OutboxBacklog;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,11 +3,16 @@ package dev.idempotency.architecture;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaMethod;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -69,6 +74,10 @@ class ArchitectureTests {
 	private static final List<String> TECHNOLOGIES = List.of("store.jdbc", "store.redis", "store.redisson", "kafka",
 			"redis.stream", "redis.filter", "outbox", "filter", "observation", "metrics", "guard");
 
+	/** Words that name one transport or feature (or its client): not in {@code core}'s names. */
+	private static final Set<String> TECHNOLOGY_WORDS = Set.of("stream", "outbox", "kafka", "redis", "redisson",
+			"jdbc");
+
 	private static JavaClasses classes;
 
 	@BeforeAll
@@ -82,7 +91,8 @@ class ArchitectureTests {
 				"autoconfigure.health", "autoconfigure.actuate", "store.jdbc.autoconfigure",
 				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
-				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure")) {
+				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure", "redis.stream.metrics",
+				"redis.stream.autoconfigure.metrics", "outbox.metrics", "outbox.autoconfigure.metrics")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -118,6 +128,16 @@ class ArchitectureTests {
 			.should()
 			.onlyDependOnClassesThat()
 			.resideInAnyPackage("java..", "org.jspecify..", ANNOTATION, CORE));
+	}
+
+	/**
+	 * {@code core} is every technology's: no type of one transport or feature, and no method or field
+	 * named after one, such as the stream callbacks {@code DeliveryListener} had or the outbox's
+	 * {@code OutboxBacklog}. They live in the technology's package.
+	 */
+	@Test
+	void coreNamesNoTechnology() {
+		check(classes().that().resideInAPackage(CORE).should(new NotNamedAfterATechnology()));
 	}
 
 	@Test
@@ -179,10 +199,14 @@ class ArchitectureTests {
 					ROOT + ".support.jdbc..", GUARD, "org.springframework.jdbc..", "org.springframework.dao.."));
 	}
 
+	/**
+	 * Micrometer only where meters are: the engine's ({@code metrics}), each technology's own
+	 * ({@code <technology>.metrics}, {@code <technology>.autoconfigure.metrics}) and the observation.
+	 */
 	@Test
-	void onlyMetricsAndObservationUseMicrometer() {
+	void onlyMetricsPackagesAndObservationUseMicrometer() {
 		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".metrics..", ROOT + ".observation..")
+			.resideOutsideOfPackages(ROOT + "..metrics..", ROOT + ".observation..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.micrometer.."));
@@ -394,6 +418,46 @@ class ArchitectureTests {
 		@Override
 		public String getDescription() {
 			return "outbox implementations";
+		}
+
+	}
+
+	/**
+	 * Neither the type's simple name nor the name of a method or field it declares has a word (in
+	 * camel case) that names a technology ({@link #TECHNOLOGY_WORDS}).
+	 */
+	private static final class NotNamedAfterATechnology extends ArchCondition<JavaClass> {
+
+		private static final Pattern WORD_BOUNDARY = Pattern
+			.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|[^A-Za-z0-9]+");
+
+		NotNamedAfterATechnology() {
+			super("not be named after a technology, nor declare a method or field named after one");
+		}
+
+		@Override
+		public void check(JavaClass javaClass, ConditionEvents events) {
+			List<String> names = new ArrayList<>();
+			names.add(javaClass.getSimpleName());
+			// Synthetic members ($) repeat the names of the members they serve.
+			javaClass.getMethods()
+				.stream()
+				.map(JavaMethod::getName)
+				.filter((name) -> !name.contains("$"))
+				.forEach(names::add);
+			javaClass.getFields()
+				.stream()
+				.map(JavaField::getName)
+				.filter((name) -> !name.contains("$"))
+				.forEach(names::add);
+			List<String> named = names.stream().filter(NotNamedAfterATechnology::namesATechnology).toList();
+			events.add(new SimpleConditionEvent(javaClass, named.isEmpty(),
+					javaClass.getName() + " names a technology: " + named));
+		}
+
+		private static boolean namesATechnology(String name) {
+			return Arrays.stream(WORD_BOUNDARY.split(name))
+				.anyMatch((word) -> TECHNOLOGY_WORDS.contains(word.toLowerCase(Locale.ROOT)));
 		}
 
 	}

@@ -19,8 +19,10 @@ import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.observation.DefaultIdempotencyObservationConvention;
 import dev.idempotency.observation.IdempotencyObservationDocumentation;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -99,18 +101,21 @@ class DocumentedNamesTests {
 		return known;
 	}
 
+	/** The meter names of the engine and of each technology that has meters of its own. */
 	private static Set<String> meterNames() {
 		Set<String> names = new HashSet<>();
-		for (Field field : IdempotencyMeters.class.getFields()) {
-			if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
-				try {
-					String value = (String) field.get(null);
-					if (value.startsWith("idempotency.")) {
-						names.add(value);
+		for (Class<?> meters : List.of(IdempotencyMeters.class, RedisStreamMeters.class, OutboxMeters.class)) {
+			for (Field field : meters.getFields()) {
+				if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+					try {
+						String value = (String) field.get(null);
+						if (value.startsWith("idempotency.")) {
+							names.add(value);
+						}
 					}
-				}
-				catch (IllegalAccessException ex) {
-					throw new IllegalStateException(ex);
+					catch (IllegalAccessException ex) {
+						throw new IllegalStateException(ex);
+					}
 				}
 			}
 		}

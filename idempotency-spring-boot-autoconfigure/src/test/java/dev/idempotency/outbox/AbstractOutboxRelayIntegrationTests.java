@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.OutboxTestSenders.FlakySender;
 import dev.idempotency.outbox.OutboxTestSenders.HoldingSender;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;

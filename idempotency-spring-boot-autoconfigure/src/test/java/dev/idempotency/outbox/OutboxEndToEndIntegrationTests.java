@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
+import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -129,9 +130,9 @@ class OutboxEndToEndIntegrationTests {
 		assertThat(meter("duplicate")).isEqualTo(resent);
 		MeterRegistry registry = this.context.getBean(MeterRegistry.class);
 		// Counted when a row is marked sent: the acknowledgements the dead relay never marked are not.
-		assertThat(registry.get(IdempotencyMeters.OUTBOX_PUBLISHED).counter().count()).isEqualTo(10);
-		assertThat(registry.get(IdempotencyMeters.OUTBOX_LATENCY).timer().count()).isEqualTo(10);
-		assertThat(registry.get(IdempotencyMeters.OUTBOX_BACKLOG).gauge().value()).isZero();
+		assertThat(registry.get(OutboxMeters.OUTBOX_PUBLISHED).counter().count()).isEqualTo(10);
+		assertThat(registry.get(OutboxMeters.OUTBOX_LATENCY).timer().count()).isEqualTo(10);
+		assertThat(registry.get(OutboxMeters.OUTBOX_BACKLOG).gauge().value()).isZero();
 	}
 
 	@Test

@@ -10,7 +10,6 @@ import java.util.function.Function;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.FailureClassifier;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;

@@ -19,6 +19,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.outbox.metrics.OutboxMeters;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 import tools.jackson.databind.JsonNode;
@@ -60,13 +62,17 @@ class MetricsDashboardDriftIntegrationTests {
 
 	private static final Pattern METRIC_NAME = Pattern.compile("idempotency_[a-z_]+");
 
+	/** The classes that name the starter's meters: the engine's and each technology's. */
+	private static final List<Class<?>> METER_NAMES = List.of(IdempotencyMeters.class, RedisStreamMeters.class,
+			OutboxMeters.class);
+
 	/** Suffixes Micrometer's Prometheus registry adds to a meter's name, by meter type. */
 	private static final List<String> SUFFIXES = List.of("", "_total", "_seconds", "_bytes", "_seconds_count",
 			"_seconds_sum", "_seconds_max", "_seconds_bucket");
 
 	/**
 	 * Metrics the demo cannot produce: each is registered at its first event, and the demo's
-	 * infrastructure does not fail. Each must still be a meter of {@link IdempotencyMeters}.
+	 * infrastructure does not fail. Each must still be a meter of the starter ({@link #METER_NAMES}).
 	 */
 	private static final Map<String, String> NOT_PRODUCED_BY_THE_DEMO = Map.of(
 			// Registered at the first pause by fail-closed; the demo's store never fails.
@@ -200,14 +206,19 @@ class MetricsDashboardDriftIntegrationTests {
 		return names;
 	}
 
-	/** The starter's meter names in Prometheus form, without the suffixes the registry adds. */
+	/**
+	 * The starter's meter names (the engine's and each technology's) in Prometheus form, without the
+	 * suffixes the registry adds.
+	 */
 	private static Set<String> meterNames() {
 		Set<String> names = new TreeSet<>();
-		for (Field field : IdempotencyMeters.class.getFields()) {
-			if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
-				String value = constant(field);
-				if (value.startsWith("idempotency.")) {
-					names.add(value.replace('.', '_'));
+		for (Class<?> meters : METER_NAMES) {
+			for (Field field : meters.getFields()) {
+				if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+					String value = constant(field);
+					if (value.startsWith("idempotency.")) {
+						names.add(value.replace('.', '_'));
+					}
 				}
 			}
 		}

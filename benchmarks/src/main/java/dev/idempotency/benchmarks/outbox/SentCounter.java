@@ -3,7 +3,7 @@ package dev.idempotency.benchmarks.outbox;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.idempotency.core.OutboxListener;
+import dev.idempotency.outbox.OutboxListener;
 
 /** Counts rows the relay marked sent (the relay tells its listeners after marking). */
 class SentCounter implements OutboxListener {

@@ -1,5 +1,6 @@
 package dev.idempotency.autoconfigure.actuate;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,7 +12,6 @@ import dev.idempotency.autoconfigure.actuate.IdempotencyEndpointSection.Request;
 import dev.idempotency.core.IdempotencyKeyInspector;
 import dev.idempotency.core.KeyRecord;
 import dev.idempotency.core.KeyRelease;
-import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.core.ParkedKey;
 import dev.idempotency.core.ParkedKeys;
 import org.apache.commons.logging.Log;
@@ -240,8 +240,18 @@ public class IdempotencyEndpoint {
 	 * @param deadLetters the transports whose dead letters can be re-driven ({@code kafka},
 	 * {@code redis})
 	 */
-	public record Overview(Map<String, StoreDescriptor> stores, OutboxBacklog.@Nullable Snapshot outbox,
-			boolean parkedKeys, List<String> deadLetters) {
+	public record Overview(Map<String, StoreDescriptor> stores, @Nullable Backlog outbox, boolean parkedKeys,
+			List<String> deadLetters) {
+	}
+
+	/**
+	 * The outbox's backlog in the overview, as its {@link OutboxBacklogSection} read it.
+	 * @param pending rows committed and not yet sent (including rows being sent and rows waiting for
+	 * their next attempt)
+	 * @param dead rows that used up their attempts and wait to be re-driven
+	 * @param oldestPendingAge age of the oldest pending row, {@code null} when none is pending
+	 */
+	public record Backlog(long pending, long dead, @Nullable Duration oldestPendingAge) {
 	}
 
 	/**

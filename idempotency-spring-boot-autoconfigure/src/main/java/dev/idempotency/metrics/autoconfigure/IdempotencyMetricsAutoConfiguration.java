@@ -12,26 +12,22 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 
 /**
- * Every Micrometer meter of the starter, in the application's {@code MeterRegistry}: the listener
- * that records outcomes, purges, dead letters, stream and outbox events (while the interception is
- * on), the duplicate filters' meters (while the filter chain is on), and the outbox backlog gauges (while the outbox is on). {@code idempotency.metrics.enabled=false}
- * switches them all off.
+ * The engine's Micrometer meters, in the application's {@code MeterRegistry}: the listener that
+ * records outcomes, purges, reconciliations, dead letters and listener pauses (while the
+ * interception is on), and the duplicate filters' meters (while the filter chain is on).
+ * {@code idempotency.metrics.enabled=false} switches them off, and the technologies' meters too: the
+ * Redis Stream adapter's and the outbox's, which their own auto-configurations wire.
  *
  * @since 0.1.0
  */
-// After the outbox by name: the backlog gauges need its OutboxBacklog, and the meters do not depend on
-// the outbox's classes.
-@AutoConfiguration(afterName = { "dev.idempotency.outbox.autoconfigure.IdempotencyOutboxAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+@AutoConfiguration(afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "idempotency.metrics.enabled", matchIfMissing = true)
-@Import(OutboxMetricsConfiguration.class)
 public final class IdempotencyMetricsAutoConfiguration {
 
 	@Bean

@@ -1,7 +1,8 @@
 /**
- * Auto-configuration of every Micrometer meter of the starter: the listener that records outcomes,
- * purges, dead letters, stream and outbox events, and the outbox backlog gauges. The only
- * autoconfigure package that imports Micrometer.
+ * Auto-configuration of the engine's Micrometer meters: the listener that records outcomes, purges,
+ * reconciliations, dead letters and listener pauses, and the duplicate filters' meters. The Redis
+ * Stream adapter's and the outbox's meters are wired in {@code redis.stream.autoconfigure.metrics}
+ * and {@code outbox.autoconfigure.metrics}.
  */
 @NullMarked
 package dev.idempotency.metrics.autoconfigure;

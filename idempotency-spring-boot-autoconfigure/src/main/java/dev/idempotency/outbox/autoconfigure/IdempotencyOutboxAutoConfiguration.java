@@ -10,10 +10,10 @@ import dev.idempotency.autoconfigure.IdempotencyPurgeProperties;
 import dev.idempotency.core.FailureClassifier;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.InfrastructureFailureTypes;
-import dev.idempotency.core.OutboxListener;
 import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxAdmin;
+import dev.idempotency.outbox.OutboxListener;
 import dev.idempotency.outbox.OutboxRelay;
 import dev.idempotency.outbox.OutboxRepository;
 import dev.idempotency.outbox.OutboxSender;
@@ -45,7 +45,8 @@ import org.springframework.util.function.SingletonSupplier;
  * {@code idempotency.outbox.enabled} is {@code true}: the {@link Outbox} bean, its schema initializer,
  * the relay with a Kafka sender (when there is a {@code KafkaTemplate}) and a Redis Stream sender
  * (when there is a {@code RedisConnectionFactory}) and the purge of sent rows. Beans of the
- * application's own always win. Its backlog gauges are wired by {@code IdempotencyMetricsAutoConfiguration}.
+ * application's own always win. Its meters are wired by
+ * {@code metrics.IdempotencyOutboxMetricsAutoConfiguration}.
  *
  * @since 0.1.0
  */

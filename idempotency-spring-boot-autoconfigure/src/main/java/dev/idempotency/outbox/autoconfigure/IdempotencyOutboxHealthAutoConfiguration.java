@@ -1,7 +1,7 @@
 package dev.idempotency.outbox.autoconfigure;
 
 import dev.idempotency.autoconfigure.health.IdempotencyHealthProperties;
-import dev.idempotency.core.OutboxBacklog;
+import dev.idempotency.outbox.OutboxBacklog;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 import dev.idempotency.autoconfigure.health.BoundedCall;
-import dev.idempotency.core.OutboxBacklog;
+import dev.idempotency.outbox.OutboxBacklog;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;

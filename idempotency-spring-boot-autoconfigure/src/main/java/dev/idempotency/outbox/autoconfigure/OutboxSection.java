@@ -2,13 +2,14 @@ package dev.idempotency.outbox.autoconfigure;
 
 import java.util.List;
 
+import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.Backlog;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.DeadMessage;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.DeadPage;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint.Redriven;
 import dev.idempotency.autoconfigure.actuate.OutboxBacklogSection;
 import dev.idempotency.autoconfigure.actuate.SectionResponses;
-import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.outbox.OutboxAdmin;
+import dev.idempotency.outbox.OutboxBacklog;
 import dev.idempotency.outbox.OutboxMessage;
 import org.jspecify.annotations.Nullable;
 
@@ -48,8 +49,12 @@ final class OutboxSection implements OutboxBacklogSection {
 	 * @return the backlog, or {@code null} without an outbox
 	 */
 	@Override
-	public OutboxBacklog.@Nullable Snapshot backlog() {
-		return (this.outbox != null) ? this.outbox.backlog() : null;
+	public @Nullable Backlog backlog() {
+		if (this.outbox == null) {
+			return null;
+		}
+		OutboxBacklog.Snapshot snapshot = this.outbox.backlog();
+		return new Backlog(snapshot.pending(), snapshot.dead(), snapshot.oldestPendingAge());
 	}
 
 	@Override

@@ -53,8 +53,8 @@ final class ConsumerGroups {
 		if (created) {
 			logger.warn("Recreated consumer group '" + this.binding.group() + "' of stream '" + this.binding.stream()
 					+ "' from the start of the stream; entries still in it are delivered again and deduplicated");
-			this.binding
-				.notifyListeners((listener) -> listener.onStreamGroupRecreated(this.binding.stream(), this.binding.group()));
+			this.binding.notifyStreamListeners(
+					(listener) -> listener.onStreamGroupRecreated(this.binding.stream(), this.binding.group()));
 		}
 		return created;
 	}

@@ -119,7 +119,7 @@ final class PendingEntryRecovery {
 		}
 		long measured = pending;
 		Duration idle = oldestIdle;
-		this.binding.notifyListeners((listener) -> listener.onStreamPending(stream, group, measured, idle));
+		this.binding.notifyStreamListeners((listener) -> listener.onStreamPending(stream, group, measured, idle));
 	}
 
 	private PendingBatch run(@SuppressWarnings("rawtypes") RedisScript<List> script, String... args) {
@@ -168,12 +168,12 @@ final class PendingEntryRecovery {
 		if (trimmed > 0) {
 			logger.warn("Acknowledged " + trimmed + " pending entries of stream '" + stream
 					+ "' that were trimmed or deleted before they could be processed");
-			this.binding.notifyListeners((listener) -> listener.onStreamTrimmed(stream, group, trimmed));
+			this.binding.notifyStreamListeners((listener) -> listener.onStreamTrimmed(stream, group, trimmed));
 		}
 		if (reclaimed > 0) {
 			logger.info("Claimed " + reclaimed + " entries of stream '" + stream + "' pending longer than "
 					+ this.settings.minIdle());
-			this.binding.notifyListeners((listener) -> listener.onStreamReclaimed(stream, group, reclaimed));
+			this.binding.notifyStreamListeners((listener) -> listener.onStreamReclaimed(stream, group, reclaimed));
 		}
 	}
 

@@ -108,7 +108,8 @@ public class RedisStreamListenerContainer {
 	 * @param connectionFactory the Redis to read from (and, in redis-atomic mode, of the store)
 	 * @param payloadConverter converts payloads to parameter types other than records and strings, or
 	 * {@code null} when none is available
-	 * @param listeners told about dead letters, claims, trimmed entries and group recreations
+	 * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s,
+	 * about claims, trimmed entries and group recreations
 	 */
 	public RedisStreamListenerContainer(RedisStreamListenerEndpoint endpoint, RedisStreamSettings settings,
 			RedisConnectionFactory connectionFactory, @Nullable RedisStreamPayloadConverter payloadConverter,
@@ -123,7 +124,8 @@ public class RedisStreamListenerContainer {
 	 * @param connectionFactory the Redis to read from (and, in redis-atomic mode, of the store)
 	 * @param payloadConverter converts payloads to parameter types other than records and strings, or
 	 * {@code null} when none is available
-	 * @param listeners told about dead letters, claims, trimmed entries and group recreations
+	 * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s,
+	 * about claims, trimmed entries and group recreations
 	 * @param circuits pause the listener on infrastructure failures, or {@code null} for fail-closed
 	 * off (every failure counts towards max-deliveries)
 	 * @since 0.2.0

@@ -49,7 +49,8 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 	 * redis-atomic mode)
 	 * @param settings reading, recovery and dead-letter settings
 	 * @param payloadConverter converts JSON payloads, or {@code null}
-	 * @param listeners told about dead letters, claims, trimmed entries, group recreations and gauges
+	 * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s,
+	 * about claims, trimmed entries, group recreations and gauges
 	 */
 	public RedisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
 			RedisConnectionFactory connectionFactory, RedisStreamSettings settings,
@@ -64,7 +65,8 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 	 * redis-atomic mode)
 	 * @param settings reading, recovery and dead-letter settings
 	 * @param payloadConverter converts JSON payloads, or {@code null}
-	 * @param listeners told about dead letters, claims, trimmed entries, group recreations and gauges
+	 * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s,
+	 * about claims, trimmed entries, group recreations and gauges
 	 * @param circuits pause a listener on infrastructure failures, or {@code null} for fail-closed off
 	 * @since 0.2.0
 	 */

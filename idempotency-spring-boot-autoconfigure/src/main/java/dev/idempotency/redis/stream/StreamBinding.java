@@ -1,6 +1,7 @@
 package dev.idempotency.redis.stream;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -15,8 +16,9 @@ import dev.idempotency.support.Listeners;
  *
  * @param stream the stream key
  * @param group the consumer group
- * @param listeners told about dead letters, claims, trimmed entries, group recreations,
- * pending entries and subscriptions; read anew for every notification
+ * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s, about
+ * claims, trimmed entries, group recreations, pending entries and subscriptions; read anew for every
+ * notification
  */
 record StreamBinding(String stream, String group, Supplier<List<DeliveryListener>> listeners) {
 
@@ -26,6 +28,21 @@ record StreamBinding(String stream, String group, Supplier<List<DeliveryListener
 	 */
 	void notifyListeners(Consumer<DeliveryListener> notification) {
 		Listeners.notifyEach(this.listeners.get(), notification, "a stream event of " + this.stream);
+	}
+
+	/**
+	 * Tells every listener that is a {@link StreamConsumerListener} of an event of the consumer
+	 * group; a listener that throws is logged and does not stop the others.
+	 * @param notification the call to make on each such listener
+	 */
+	void notifyStreamListeners(Consumer<StreamConsumerListener> notification) {
+		List<StreamConsumerListener> streamListeners = new ArrayList<>();
+		for (DeliveryListener listener : this.listeners.get()) {
+			if (listener instanceof StreamConsumerListener streamListener) {
+				streamListeners.add(streamListener);
+			}
+		}
+		Listeners.notifyEach(streamListeners, notification, "a stream event of " + this.stream);
 	}
 
 	/**

@@ -207,7 +207,7 @@ final class StreamConsumers {
 				this.lastReportedActive = active;
 			}
 			// Told outside the lock (the listeners are the application's beans).
-			this.binding.notifyListeners(
+			this.binding.notifyStreamListeners(
 					(listener) -> listener.onStreamSubscriptions(this.binding.stream(), this.binding.group(), active));
 			synchronized (this.members) {
 				if (active() == active) {

@@ -6,9 +6,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.idempotency.metrics.IdempotencyMeters;
-import dev.idempotency.metrics.MicrometerOutboxBacklogGauges;
-import dev.idempotency.metrics.autoconfigure.IdempotencyMetricsAutoConfiguration;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxAdmin;
 import dev.idempotency.outbox.OutboxMessage;
@@ -21,8 +18,6 @@ import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.outbox.redis.RedisStreamOutboxSender;
 import dev.idempotency.support.IdempotencyPurgeJob;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -52,7 +47,7 @@ class IdempotencyOutboxAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, DataSourceInitializationAutoConfiguration.class,
-				IdempotencyOutboxAutoConfiguration.class, IdempotencyMetricsAutoConfiguration.class))
+				IdempotencyOutboxAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "idempotency.outbox.purge.interval=1h",
 				"idempotency.outbox.relay.poll-interval=1h");
 
@@ -213,24 +208,6 @@ class IdempotencyOutboxAutoConfigurationTests {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdempotencyOutboxAutoConfiguration.class))
 			.withPropertyValues("idempotency.outbox.enabled=true")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(Outbox.class));
-	}
-
-	@Test
-	void backlogGaugesWhenThereIsAMeterRegistry() {
-		this.enabled.withBean(SimpleMeterRegistry.class).run((context) -> {
-			assertThat(context).hasSingleBean(MicrometerOutboxBacklogGauges.class);
-			MeterRegistry registry = context.getBean(MeterRegistry.class);
-			assertThat(registry.get(IdempotencyMeters.OUTBOX_BACKLOG).gauge().value()).isZero();
-			assertThat(registry.get(IdempotencyMeters.OUTBOX_DEAD_BACKLOG).gauge().value()).isZero();
-			assertThat(registry.get(IdempotencyMeters.OUTBOX_OLDEST_AGE).gauge().value()).isZero();
-		});
-	}
-
-	@Test
-	void noGaugesWhenMetricsAreOff() {
-		this.enabled.withBean(SimpleMeterRegistry.class)
-			.withPropertyValues("idempotency.metrics.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(MicrometerOutboxBacklogGauges.class));
 	}
 
 	@Test

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-import dev.idempotency.core.OutboxBacklog;
+import dev.idempotency.outbox.OutboxBacklog;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.health.contributor.Health;

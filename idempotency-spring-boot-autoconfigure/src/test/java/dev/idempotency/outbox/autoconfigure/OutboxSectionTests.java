@@ -1,5 +1,6 @@
 package dev.idempotency.outbox.autoconfigure;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -7,8 +8,8 @@ import java.util.Map;
 
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint;
 import dev.idempotency.autoconfigure.actuate.IdempotencyEndpointSection.Request;
-import dev.idempotency.core.OutboxBacklog;
 import dev.idempotency.outbox.OutboxAdmin;
+import dev.idempotency.outbox.OutboxBacklog;
 import dev.idempotency.outbox.OutboxMessage;
 import dev.idempotency.outbox.OutboxStatus;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,12 @@ class OutboxSectionTests {
 		assertThat(unknown.getStatus()).isEqualTo(404);
 		assertThat(unknown.getBody()).isEqualTo(new IdempotencyEndpoint.Problem("No dead outbox message 'm-2'"));
 		assertThat(this.section.write(request(List.of("dead", ""))).getStatus()).isEqualTo(400);
+	}
+
+	@Test
+	void theOverviewGetsTheBacklogOfTheOutbox() {
+		given(this.admin.backlog()).willReturn(new OutboxBacklog.Snapshot(3, 2, Duration.ofSeconds(40)));
+		assertThat(this.section.backlog()).isEqualTo(new IdempotencyEndpoint.Backlog(3, 2, Duration.ofSeconds(40)));
 	}
 
 	@Test

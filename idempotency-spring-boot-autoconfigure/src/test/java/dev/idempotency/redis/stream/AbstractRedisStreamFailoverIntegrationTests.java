@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.IdempotencyKey;
-import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -225,7 +225,7 @@ abstract class AbstractRedisStreamFailoverIntegrationTests {
 		Set<String> goneFromStream = new HashSet<>(sent);
 		goneFromStream.removeAll(orderIds(redis.opsForStream().range(this.stream, Range.unbounded())));
 		List<String> withoutEntry = withoutCompletedEntry(redis, applied);
-		double groupsRecreated = StreamTestSupport.counter(meters, IdempotencyMeters.STREAM_GROUP_RECREATED,
+		double groupsRecreated = StreamTestSupport.counter(meters, RedisStreamMeters.STREAM_GROUP_RECREATED,
 				this.stream);
 		// The measurement the docs report: orders whose XADD was acknowledged and then lost with the
 		// primary (asynchronous replication): gone from the stream, and lost if they had not been

@@ -12,8 +12,8 @@ import java.util.stream.IntStream;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
-import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.store.redis.RedisIdempotencyStore;
 import dev.idempotency.testsupport.LocalRedisCluster;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -205,7 +205,7 @@ class RedisStreamClusterIntegrationTests {
 			.until(() -> this.listeners.applied(RECOVER).containsKey("recovered-1")
 					&& pending(this.redis, RECOVER, RECOVER) == 0);
 		assertThat(this.listeners.applied(RECOVER).get("recovered-1")).hasValue(1);
-		assertThat(StreamTestSupport.counter(this.meters, IdempotencyMeters.STREAM_RECLAIMED, RECOVER))
+		assertThat(StreamTestSupport.counter(this.meters, RedisStreamMeters.STREAM_RECLAIMED, RECOVER))
 			.isGreaterThanOrEqualTo(1);
 	}
 

@@ -11,6 +11,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.testsupport.TcpProxy;
 import dev.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -191,7 +192,7 @@ class RedisStreamDatabaseOutageIntegrationTests {
 	}
 
 	private double claimed(MeterRegistry meters) {
-		return StreamTestSupport.counter(meters, IdempotencyMeters.STREAM_RECLAIMED, this.stream);
+		return StreamTestSupport.counter(meters, RedisStreamMeters.STREAM_RECLAIMED, this.stream);
 	}
 
 	private String circuit() {

@@ -16,8 +16,8 @@ import dev.idempotency.core.IdempotencyEvent;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.IdempotencyOutcome;
 import dev.idempotency.core.MessageFields;
-import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.testsupport.TestDatabases;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -258,11 +258,11 @@ class RedisStreamListenerIntegrationTests {
 		await().atMost(10, TimeUnit.SECONDS).until(() -> ledger("orphan") == 1);
 		assertThat(this.listeners.threads().get("orphan")).startsWith("redis-stream-recovery-");
 		await().atMost(10, TimeUnit.SECONDS).until(() -> pending(this.redis, CLAIM, CLAIM) == 0);
-		assertThat(StreamTestSupport.counter(this.meters, IdempotencyMeters.STREAM_RECLAIMED, CLAIM))
+		assertThat(StreamTestSupport.counter(this.meters, RedisStreamMeters.STREAM_RECLAIMED, CLAIM))
 			.isGreaterThanOrEqualTo(1);
 		assertThat(ledger("orphan")).isEqualTo(1);
 		await().atMost(5, TimeUnit.SECONDS)
-			.until(() -> StreamTestSupport.gauge(this.meters, IdempotencyMeters.STREAM_PENDING, CLAIM) == 0);
+			.until(() -> StreamTestSupport.gauge(this.meters, RedisStreamMeters.STREAM_PENDING, CLAIM) == 0);
 	}
 
 	@Test
@@ -275,7 +275,7 @@ class RedisStreamListenerIntegrationTests {
 		this.redis.opsForStream().delete(CLAIM, id);
 		container.start();
 		await().atMost(10, TimeUnit.SECONDS)
-			.until(() -> StreamTestSupport.counter(this.meters, IdempotencyMeters.STREAM_TRIMMED, CLAIM) >= 1);
+			.until(() -> StreamTestSupport.counter(this.meters, RedisStreamMeters.STREAM_TRIMMED, CLAIM) >= 1);
 		assertThat(pendingIdSet(CLAIM, CLAIM)).doesNotContain(id);
 		assertThat(ledger("trimmed")).isZero();
 	}

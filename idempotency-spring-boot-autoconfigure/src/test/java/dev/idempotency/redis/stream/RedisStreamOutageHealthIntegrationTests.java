@@ -9,9 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
-import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
 import dev.idempotency.redis.stream.autoconfigure.IdempotencyStreamsHealthIndicator;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.testsupport.TcpProxy;
 import dev.idempotency.testsupport.TestRedisConnections;
 import io.lettuce.core.resource.Delay;
@@ -166,7 +166,7 @@ class RedisStreamOutageHealthIntegrationTests {
 	}
 
 	private double gauge(MeterRegistry meters) {
-		return StreamTestSupport.gauge(meters, IdempotencyMeters.STREAM_SUBSCRIPTIONS_ACTIVE, this.stream);
+		return StreamTestSupport.gauge(meters, RedisStreamMeters.STREAM_SUBSCRIPTIONS_ACTIVE, this.stream);
 	}
 
 	/** UP and no longer counting an earlier inactive time (the one of the start). */

@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.annotation.Idempotent;
-import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.testsupport.RedisServerProcess;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -84,11 +84,11 @@ class RedisStreamRedisRestartIntegrationTests {
 		add(redis, STREAM, order("later", 1));
 		await().atMost(10, TimeUnit.SECONDS).until(() -> listener.applied().containsKey("later"));
 
-		assertThat(StreamTestSupport.counter(meters, IdempotencyMeters.STREAM_GROUP_RECREATED, STREAM))
+		assertThat(StreamTestSupport.counter(meters, RedisStreamMeters.STREAM_GROUP_RECREATED, STREAM))
 			.isGreaterThanOrEqualTo(1);
 		assertThat(listener.applied().values()).allSatisfy((count) -> assertThat(count).hasValue(1));
 		await().atMost(10, TimeUnit.SECONDS).until(() -> container.getActiveSubscriptions() == 1
-				&& StreamTestSupport.gauge(meters, IdempotencyMeters.STREAM_SUBSCRIPTIONS_ACTIVE, STREAM) == 1);
+				&& StreamTestSupport.gauge(meters, RedisStreamMeters.STREAM_SUBSCRIPTIONS_ACTIVE, STREAM) == 1);
 		await().atMost(10, TimeUnit.SECONDS).until(() -> StreamTestSupport.pending(redis, STREAM, STREAM) == 0);
 	}
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import dev.idempotency.testsupport.LocalRedisSentinel;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -57,7 +57,7 @@ class RedisStreamSentinelGroupLostIntegrationTests {
 				assertThat(sentinel.awaitFailover(killed, Duration.ofSeconds(30))).isEqualTo(replica);
 				await().atMost(30, TimeUnit.SECONDS)
 					.pollInterval(Duration.ofMillis(200))
-					.until(() -> StreamTestSupport.counter(meters, IdempotencyMeters.STREAM_GROUP_RECREATED,
+					.until(() -> StreamTestSupport.counter(meters, RedisStreamMeters.STREAM_GROUP_RECREATED,
 							stream) >= 1);
 				addUntilAccepted(redis, stream, "after-the-failover");
 				await().atMost(30, TimeUnit.SECONDS)

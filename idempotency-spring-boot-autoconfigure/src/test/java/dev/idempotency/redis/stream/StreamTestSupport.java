@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -68,7 +69,7 @@ final class StreamTestSupport {
 
 	static double counter(MeterRegistry registry, String name, String stream) {
 		return registry.find(name)
-			.tag(IdempotencyMeters.STREAM_TAG, stream)
+			.tag(RedisStreamMeters.STREAM_TAG, stream)
 			.counters()
 			.stream()
 			.mapToDouble((counter) -> counter.count())
@@ -76,7 +77,7 @@ final class StreamTestSupport {
 	}
 
 	static double gauge(MeterRegistry registry, String name, String stream) {
-		var gauge = registry.find(name).tag(IdempotencyMeters.STREAM_TAG, stream).gauge();
+		var gauge = registry.find(name).tag(RedisStreamMeters.STREAM_TAG, stream).gauge();
 		return (gauge != null) ? gauge.value() : Double.NaN;
 	}
 

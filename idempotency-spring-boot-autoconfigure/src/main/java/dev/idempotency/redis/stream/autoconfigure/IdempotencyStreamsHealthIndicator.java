@@ -5,10 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.redis.stream.RedisStreamListenerContainer;
 import dev.idempotency.redis.stream.RedisStreamListenerEndpoint;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.StreamConsumerListener;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -24,10 +24,10 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * A container that was stopped on purpose is reported, not held against the health.
  * <p>
  * The moment a subscription turns inactive is learnt from the containers' own reports
- * ({@link DeliveryListener#onStreamSubscriptions}, sent whenever the number of reading subscriptions
- * changes) and, for containers that never got to read, from the context's refresh (when they have
- * just been started), so the threshold counts from the failure or the start, not from the first
- * health request after it; each health request also looks at the containers itself.
+ * ({@link StreamConsumerListener#onStreamSubscriptions}, sent whenever the number of reading
+ * subscriptions changes) and, for containers that never got to read, from the context's refresh
+ * (when they have just been started), so the threshold counts from the failure or the start, not
+ * from the first health request after it; each health request also looks at the containers itself.
  * <p>
  * A container counts as reading again only once all its subscriptions have read for the threshold
  * without turning inactive in between; until then its inactive time stands still, and a relapse goes
@@ -42,7 +42,7 @@ import org.springframework.context.event.ContextRefreshedEvent;
  * @since 0.2.0
  */
 public class IdempotencyStreamsHealthIndicator
-		implements HealthIndicator, DeliveryListener, ApplicationListener<ContextRefreshedEvent> {
+		implements HealthIndicator, StreamConsumerListener, ApplicationListener<ContextRefreshedEvent> {
 
 	private final RedisStreamListenerRegistry registry;
 

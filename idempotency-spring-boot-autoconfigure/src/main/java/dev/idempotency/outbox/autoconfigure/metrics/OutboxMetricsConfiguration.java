@@ -1,10 +1,10 @@
-package dev.idempotency.metrics.autoconfigure;
+package dev.idempotency.outbox.autoconfigure.metrics;
 
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.idempotency.core.OutboxBacklog;
-import dev.idempotency.metrics.MicrometerOutboxBacklogGauges;
+import dev.idempotency.outbox.OutboxBacklog;
+import dev.idempotency.outbox.metrics.MicrometerOutboxBacklogGauges;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,10 +16,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Gauges of the outbox backlog in the application's {@code MeterRegistry}, when the outbox is on.
- * The counters and the latency timer come from {@code MicrometerIdempotencyListener}. Read through
- * the core {@link OutboxBacklog} (the outbox repository), as the outbox's health indicator does, so
- * that the meters do not depend on the outbox's classes.
+ * Gauges of the outbox backlog in the application's {@code MeterRegistry}, when the outbox is on,
+ * read through its {@link OutboxBacklog} (the outbox repository, or the application's own), as the
+ * outbox's health indicator does. The counters and the latency timer come from
+ * {@code MicrometerOutboxListener}.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(MeterRegistry.class)

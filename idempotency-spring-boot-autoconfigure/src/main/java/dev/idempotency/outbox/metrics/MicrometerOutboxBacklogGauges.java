@@ -1,9 +1,9 @@
-package dev.idempotency.metrics;
+package dev.idempotency.outbox.metrics;
 
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.idempotency.core.OutboxBacklog;
+import dev.idempotency.outbox.OutboxBacklog;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
@@ -11,8 +11,8 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Registers the outbox gauges {@value IdempotencyMeters#OUTBOX_BACKLOG},
- * {@value IdempotencyMeters#OUTBOX_DEAD_BACKLOG} and {@value IdempotencyMeters#OUTBOX_OLDEST_AGE}
+ * Registers the outbox gauges {@value OutboxMeters#OUTBOX_BACKLOG},
+ * {@value OutboxMeters#OUTBOX_DEAD_BACKLOG} and {@value OutboxMeters#OUTBOX_OLDEST_AGE}
  * (seconds). They read the outbox table when the registry samples them, at most once per
  * {@code minInterval} for the three of them; when the table cannot be read they report
  * {@code NaN}.
@@ -45,13 +45,13 @@ public class MicrometerOutboxBacklogGauges {
 		this.backlog = backlog;
 		this.clock = clock;
 		this.minIntervalMillis = minInterval.toMillis();
-		Gauge.builder(IdempotencyMeters.OUTBOX_BACKLOG, this, (gauges) -> gauges.read(0))
+		Gauge.builder(OutboxMeters.OUTBOX_BACKLOG, this, (gauges) -> gauges.read(0))
 			.description("Outbox rows committed and not yet sent")
 			.register(registry);
-		Gauge.builder(IdempotencyMeters.OUTBOX_DEAD_BACKLOG, this, (gauges) -> gauges.read(1))
+		Gauge.builder(OutboxMeters.OUTBOX_DEAD_BACKLOG, this, (gauges) -> gauges.read(1))
 			.description("Outbox rows marked dead, waiting to be re-driven")
 			.register(registry);
-		Gauge.builder(IdempotencyMeters.OUTBOX_OLDEST_AGE, this, (gauges) -> gauges.read(2))
+		Gauge.builder(OutboxMeters.OUTBOX_OLDEST_AGE, this, (gauges) -> gauges.read(2))
 			.description("Age of the oldest unsent outbox row")
 			.baseUnit("seconds")
 			.register(registry);

@@ -1,4 +1,4 @@
-package dev.idempotency.core;
+package dev.idempotency.outbox;
 
 import java.time.Duration;
 
