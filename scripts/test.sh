@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
 # The project's test command: makes sure PostgreSQL, MariaDB and Redis answer on 127.0.0.1
 # (starting or, as root on Debian/Ubuntu, installing them: see scripts/services.sh), then runs
-# the whole Maven build with its tests. Extra arguments go to Maven, e.g.
+# every module's tests (unit and integration) in two lanes at once:
+#
+#   engine   idempotency-spring-boot-autoconfigure: its unit tests and integration tests
+#   users    idempotency-spring-boot-starter, sample-app, fault-injection, benchmarks: the modules
+#            that use the engine, mostly waiting on brokers and child JVMs
+#
+# The lanes share no database (the engine's integration tests use test_fork<n>, fault-injection
+# test_fault<n>, sample-app H2), no Redis key (each test uses its own prefix or stream) and no
+# Kafka broker (each JVM starts its own). The users lane takes the engine from the local Maven
+# repository, so the command first builds and installs every module without running tests. Each
+# lane writes target/lane-<name>.log, printed (engine, then users) once the lane ends; the command
+# fails if either lane fails.
+#
+#   ./scripts/test.sh --serial [maven arguments]
+# runs one `./mvnw verify` over all modules instead, as does any call with extra arguments, e.g.
 #   ./scripts/test.sh -pl idempotency-spring-boot-autoconfigure -Dtest=SomeTest
-# SKIP_SERVICES=1 skips the service check (services provided some other way).
 #
 #   ./scripts/test.sh --fast [maven arguments]
 # is the fast lane: every module's unit tests (*Tests, surefire) and nothing else, so no service
 # check and no *IntegrationTests (failsafe is skipped with -DskipITs). It needs no PostgreSQL,
 # MariaDB, Redis or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only.
+#
+# SKIP_SERVICES=1 skips the service check (services provided some other way).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,4 +38,48 @@ if [[ "${SKIP_SERVICES:-}" != 1 ]]; then
 	bash scripts/services.sh
 fi
 
-exec ./mvnw -B verify "$@"
+if [[ "${1:-}" == --serial ]]; then
+	shift
+	exec ./mvnw -B verify "$@"
+fi
+if [[ $# -gt 0 ]]; then
+	exec ./mvnw -B verify "$@"
+fi
+
+start=$SECONDS
+echo "[test] building and installing every module without tests"
+./mvnw -B -q install -DskipTests -DskipITs
+
+mkdir -p target
+# Runs one lane in a session of its own (so that an interrupt stops its whole process tree),
+# writing its Maven output and its duration to target/lane-<name>.log.
+lane() {
+	local name=$1
+	shift
+	setsid bash -c 'begin=$SECONDS; ./mvnw -B verify "$@"; rc=$?;
+		echo "[test] lane '"$name"' ended with status $rc after $((SECONDS - begin)) s"; exit $rc' \
+		lane "$@" >"target/lane-$name.log" 2>&1 &
+}
+lane engine -pl idempotency-spring-boot-autoconfigure
+engine=$!
+lane users -pl idempotency-spring-boot-starter,sample-app,fault-injection,benchmarks
+users=$!
+trap 'kill -TERM -- "-$engine" "-$users" 2>/dev/null; exit 130' INT TERM
+echo "[test] two lanes running: engine (idempotency-spring-boot-autoconfigure) and users (starter, sample-app,"
+echo "[test] fault-injection, benchmarks); logs in target/lane-engine.log and target/lane-users.log"
+
+status=0
+failed=""
+for name in engine users; do
+	if wait "${!name}"; then
+		result=passed
+	else
+		status=1
+		failed="$failed $name"
+		result=FAILED
+	fi
+	echo "================ lane $name: $result ================"
+	cat "target/lane-$name.log"
+done
+echo "[test] both lanes done in $((SECONDS - start)) s: $([[ $status == 0 ]] && echo passed || echo "FAILED:$failed")"
+exit $status
