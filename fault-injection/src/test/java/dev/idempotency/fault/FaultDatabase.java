@@ -35,6 +35,8 @@ final class FaultDatabase implements AutoCloseable {
 
 	static final String DATABASE_USER = System.getProperty("idempotency.test.postgres.username", "postgres");
 
+	private static final Object SCHEMA = new Object();
+
 	private final HikariDataSource dataSource;
 
 	private final JdbcTemplate jdbc;
@@ -53,7 +55,10 @@ final class FaultDatabase implements AutoCloseable {
 		ResourceDatabasePopulator schema = new ResourceDatabasePopulator(
 				new ClassPathResource("dev/idempotency/store/jdbc/schema-postgresql.sql"),
 				new ClassPathResource("fault-schema-postgresql.sql"));
-		schema.execute(this.dataSource);
+		// One at a time: two CREATE TABLE IF NOT EXISTS of a new table at once can both try to create it.
+		synchronized (SCHEMA) {
+			schema.execute(this.dataSource);
+		}
 	}
 
 	String runId() {
