@@ -1,5 +1,6 @@
 package dev.idempotency.fault;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.Collectors;
@@ -50,7 +51,9 @@ class FaultChildConfiguration {
 
 	@Bean
 	ApplicationListener<ApplicationReadyEvent> announceReady() {
-		return (event) -> FaultChild.announce("READY pid=" + ProcessHandle.current().pid());
+		// The JVM's uptime: how long the child took to start (the suite's runs compare it).
+		return (event) -> FaultChild.announce("READY pid=" + ProcessHandle.current().pid() + " uptime="
+				+ ManagementFactory.getRuntimeMXBean().getUptime() + "ms");
 	}
 
 	@Bean

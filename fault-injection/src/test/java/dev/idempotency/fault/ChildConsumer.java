@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * One incarnation of a consumer application ({@link FaultConsumerApplication} for Kafka,
  * {@link FaultStreamConsumerApplication} for Redis Streams) in a child JVM started with this test
- * JVM's class path. Its stdout and stderr go to {@code <name>.log}; the lines starting
+ * JVM's class path ({@link ChildJvm}). Its stdout and stderr go to {@code <name>.log}; the lines starting
  * with {@value FaultChild#PREFIX} are kept for {@link #awaitLine}. Commands go to its
  * stdin. Every child ever started is remembered, so {@link #destroyAll()} leaves no orphan (and a
  * child whose parent died halts itself when its stdin ends).
@@ -111,14 +111,8 @@ final class ChildConsumer {
 		all.put("fault.child", name);
 		all.put("fault.ack-mode", ackMode);
 		all.put("fault.events-file", journal.toAbsolutePath().toString());
-		List<String> command = new ArrayList<>();
-		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		command.addAll(List.of("-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-				"-XX:+UseSerialGC", "-XX:CICompilerCount=1", "-Djava.net.preferIPv4Stack=true"));
-		all.forEach((key, value) -> command.add("-D" + key + "=" + value));
-		command.addAll(List.of("-cp", System.getProperty("java.class.path"), application.getName()));
 		try {
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+			Process process = new ProcessBuilder(ChildJvm.command(application, all)).redirectErrorStream(true).start();
 			ChildConsumer child = new ChildConsumer(name, ackMode, journal, process, log);
 			ChildConsumer.all.add(child);
 			return child;

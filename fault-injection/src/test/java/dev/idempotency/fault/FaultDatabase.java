@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.testsupport.TcpProxy;
+import dev.idempotency.testsupport.TestDatabases;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -22,14 +23,19 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
  * <p>
  * The database is {@code idempotency.test.postgres.url} (default
  * {@code jdbc:postgresql://127.0.0.1:5432/test}, as in the other integration tests) and
- * {@code idempotency.test.postgres.username} (default {@code postgres}).
+ * {@code idempotency.test.postgres.username} (default {@code postgres}); in a Failsafe fork
+ * ({@code idempotency.test.fork} {@code fault<n>}, see the module's pom) a database of the fork's
+ * own next to it, {@code <database>_fault<n>}, created on first use ({@link TestDatabases}), so
+ * that two classes running at once never share tables (the leased consumers' reconciler scans the
+ * whole dedup table).
  */
 final class FaultDatabase implements AutoCloseable {
 
-	static final String DATABASE_URL = System.getProperty("idempotency.test.postgres.url",
-			"jdbc:postgresql://127.0.0.1:5432/test");
+	static final String DATABASE_URL = TestDatabases.postgresUrl();
 
 	static final String DATABASE_USER = System.getProperty("idempotency.test.postgres.username", "postgres");
+
+	private static final Object SCHEMA = new Object();
 
 	private final HikariDataSource dataSource;
 
@@ -49,7 +55,10 @@ final class FaultDatabase implements AutoCloseable {
 		ResourceDatabasePopulator schema = new ResourceDatabasePopulator(
 				new ClassPathResource("dev/idempotency/store/jdbc/schema-postgresql.sql"),
 				new ClassPathResource("fault-schema-postgresql.sql"));
-		schema.execute(this.dataSource);
+		// One at a time: two CREATE TABLE IF NOT EXISTS of a new table at once can both try to create it.
+		synchronized (SCHEMA) {
+			schema.execute(this.dataSource);
+		}
 	}
 
 	String runId() {

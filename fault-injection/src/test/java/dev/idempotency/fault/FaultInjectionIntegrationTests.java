@@ -401,8 +401,10 @@ class FaultInjectionIntegrationTests {
 	}
 
 	private void rebalance(int batch) {
+		long started = System.nanoTime();
 		ChildConsumer extra = restart("c");
 		extra.awaitAssigned(READY_TIMEOUT);
+		long assigned = System.nanoTime();
 		sendNext(batch);
 		try {
 			await().atMost(Duration.ofSeconds(30))
@@ -413,7 +415,11 @@ class FaultInjectionIntegrationTests {
 			// Its partitions may have had nothing new; it joined and leaves all the same.
 			note("%s handled no record before it was stopped", extra.name());
 		}
+		long handled = System.nanoTime();
 		assertThat(extra.stop()).as("%s stops cleanly", extra).isEqualTo(ChildConsumer.SIGTERM_EXIT);
+		note("%s assigned after %d ms, handled a record %d ms later, stopped in %d ms", extra.name(),
+				Duration.ofNanos(assigned - started).toMillis(), Duration.ofNanos(handled - assigned).toMillis(),
+				Duration.ofNanos(System.nanoTime() - handled).toMillis());
 	}
 
 	// Verification

@@ -2,6 +2,7 @@ package dev.idempotency.fault;
 
 import java.time.Duration;
 import java.util.AbstractMap.SimpleEntry;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -11,6 +12,8 @@ import java.util.UUID;
 
 import dev.idempotency.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -76,9 +79,16 @@ class RedisStreamOutageIntegrationTests {
 
 	private TcpProxy redis;
 
+	private final List<ChildConsumer> children = new ArrayList<>();
+
 	@AfterEach
 	void stop() {
-		ChildConsumer.destroyAll();
+		// This scenario's children only: the other one runs at the same time.
+		for (ChildConsumer child : this.children) {
+			if (child.isAlive()) {
+				child.kill();
+			}
+		}
 		try {
 			if (this.database != null) {
 				this.database.deleteRunData(Set.of(this.group));
@@ -99,8 +109,14 @@ class RedisStreamOutageIntegrationTests {
 		}
 	}
 
+	/**
+	 * Both scenarios at once: they share nothing (stream, group, rows, store keys and proxies are
+	 * their own, and each cuts only its own proxy), and each spends most of its time waiting through
+	 * its outage.
+	 */
 	@ParameterizedTest
 	@EnumSource(Mode.class)
+	@Execution(ExecutionMode.CONCURRENT)
 	void streamListenersPauseThroughAnOutageAndOnlyThePoisonIsDeadLettered(Mode mode) {
 		long started = System.nanoTime();
 		boolean atomic = mode == Mode.REDIS_ATOMIC;
@@ -202,9 +218,11 @@ class RedisStreamOutageIntegrationTests {
 			properties.put("idempotency.lease", LEASE.toMillis() + "ms");
 		}
 		properties.put("fault.max-lifetime-seconds", "7200");
-		return run.add(ChildConsumer.start(FaultStreamConsumerApplication.class, name,
+		ChildConsumer child = ChildConsumer.start(FaultStreamConsumerApplication.class, name,
 				FaultCluster.runDirectory(this.runId), atomic ? "complete-and-xack-script" : "xack-after-commit",
-				properties));
+				properties);
+		this.children.add(child);
+		return run.add(child);
 	}
 
 	private void add(List<OrderBook.Message> messages) {
