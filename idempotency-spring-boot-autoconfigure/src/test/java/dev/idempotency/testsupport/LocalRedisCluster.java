@@ -170,7 +170,10 @@ public final class LocalRedisCluster extends LocalRedisProcesses {
 					"127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String.valueOf(busPort),
 					"--cluster-config-file", dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
 					String.valueOf(NODE_TIMEOUT_MILLIS), "--dir", dir.toString(), "--save", "", "--appendonly", "no",
-					"--daemonize", "no", "--protected-mode", "no"), dir.resolve("redis.log"));
+					"--daemonize", "no", "--protected-mode", "no",
+					// A replica's first sync starts at once, not after the default 5 s that a
+					// diskless sync waits for more replicas: start() waits for every replica.
+					"--repl-diskless-sync-delay", "0"), dir.resolve("redis.log"));
 			this.processes.put(port, process);
 		}
 		for (int port : this.processes.ports()) {
