@@ -13,6 +13,7 @@ import dev.idempotency.kafka.FailClosedKafkaApplication.Commits;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TcpProxy;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -67,7 +68,7 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 		}
 		this.database = TcpProxy.start(url.group(1), (url.group(2) != null) ? Integer.parseInt(url.group(2)) : 5432);
 		String database = url.group(3);
-		this.broker = new EmbeddedKafkaKraftBroker(1, 4);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 4));
 		// One broker: with Kafka transactions on, the transaction state log cannot have three replicas.
 		this.broker.brokerProperties(
 				Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));

@@ -11,6 +11,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.metrics.IdempotencyMeters;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import dev.idempotency.testsupport.TestRedisConnections;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -61,7 +62,7 @@ class KafkaInProgressIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic("ip-records", 1, (short) 1), new NewTopic("ip-records.DLT", 1, (short) 1),
 				new NewTopic("ip-batches", 1, (short) 1), new NewTopic("ip-batches.DLT", 1, (short) 1));

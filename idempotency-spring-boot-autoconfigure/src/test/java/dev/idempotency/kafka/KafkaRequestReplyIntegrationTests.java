@@ -12,6 +12,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.annotation.OnDuplicate;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -59,7 +60,7 @@ class KafkaRequestReplyIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic("quote-requests", 2, (short) 1),
 				new NewTopic("quote-requests.DLT", 1, (short) 1), new NewTopic("quote-replies", 1, (short) 1));

@@ -20,6 +20,7 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -76,7 +77,8 @@ class OutboxStoppedBrokerIntegrationTests {
 
 	@BeforeEach
 	void startBrokerAndDatabase() throws IOException {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort());
+		this.broker = TestKafkaBrokers
+			.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort()));
 		this.broker.afterPropertiesSet();
 		this.brokerServer = this.broker.getCluster().brokers().values().iterator().next();
 		this.kafka = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
