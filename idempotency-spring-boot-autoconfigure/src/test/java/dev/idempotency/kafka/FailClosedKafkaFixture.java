@@ -50,6 +50,9 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 
 	private final EmbeddedKafkaKraftBroker broker;
 
+	/** One for the fixture: an await may ask for the dead letters every few milliseconds. */
+	private final AdminClient admin;
+
 	final TcpProxy database;
 
 	final ConfigurableApplicationContext context;
@@ -79,6 +82,7 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 		}
 		this.broker.addTopics(new NewTopic(FailClosedKafkaApplication.POISON, 1, (short) 1),
 				new NewTopic(FailClosedKafkaApplication.POISON + ".DLT", 1, (short) 1));
+		this.admin = AdminClient.create(Map.of("bootstrap.servers", this.broker.getBrokersAsString()));
 		List<String> properties = new ArrayList<>(List.of(
 				"spring.datasource.url=jdbc:postgresql://127.0.0.1:" + this.database.port() + "/" + database
 						+ (database.contains("?") ? "&" : "?") + "socketTimeout=5&connectTimeout=2",
@@ -171,12 +175,10 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 	/** Records on {@code <topic>.DLT}, from its end offsets. */
 	long deadLetterCount(String topic) throws Exception {
 		TopicPartition partition = new TopicPartition(topic + ".DLT", 0);
-		try (AdminClient admin = AdminClient.create(Map.of("bootstrap.servers", this.broker.getBrokersAsString()))) {
-			return admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
-				.partitionResult(partition)
-				.get(10, TimeUnit.SECONDS)
-				.offset();
-		}
+		return this.admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+			.partitionResult(partition)
+			.get(10, TimeUnit.SECONDS)
+			.offset();
 	}
 
 	/** The values on {@code <topic>.DLT}, read until {@code expected} are there or 30 s passed. */
@@ -227,6 +229,7 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.admin.close();
 		this.context.close();
 		this.broker.destroy();
 		this.database.close();
