@@ -101,7 +101,9 @@ class KafkaRequestReplyIntegrationTests {
 		send("q-2:999");
 		assertThat(consume("quote-requests.DLT", "q-2:999"::equals, 1)).containsExactly("q-2:999");
 		await().atMost(10, TimeUnit.SECONDS).until(() -> meter("conflict") == 1);
-		assertThat(consume("quote-replies", (value) -> value.startsWith("quote q-2 "), 2)).singleElement()
+		// The conflicting request is dead-lettered: a reply to it would have been sent before its
+		// dead letter, so it is there to be read with the first one (and the last poll of consume()).
+		assertThat(consume("quote-replies", (value) -> value.startsWith("quote q-2 "), 1)).singleElement()
 			.asString()
 			.startsWith("quote q-2 for 100 #");
 		assertThat(ledgerCount("q-2")).isOne();
