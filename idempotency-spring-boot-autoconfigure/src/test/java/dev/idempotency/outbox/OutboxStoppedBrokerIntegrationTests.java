@@ -61,6 +61,9 @@ class OutboxStoppedBrokerIntegrationTests {
 
 	private KafkaTemplate<String, String> kafka;
 
+	/** Closed by the test: a template leaves a factory it was given open. */
+	private DefaultKafkaProducerFactory<String, String> producers;
+
 	private HikariDataSource dataSource;
 
 	private JdbcTemplate jdbc;
@@ -81,13 +84,14 @@ class OutboxStoppedBrokerIntegrationTests {
 			.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort()));
 		this.broker.afterPropertiesSet();
 		this.brokerServer = this.broker.getCluster().brokers().values().iterator().next();
-		this.kafka = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
+		this.producers = new DefaultKafkaProducerFactory<>(Map.of(
 				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG,
 				"all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.LINGER_MS_CONFIG, 5,
 				// Fail fast while the broker is away, so that attempts (not one long send) are measured.
 				ProducerConfig.MAX_BLOCK_MS_CONFIG, 2000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
 				ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 3000, ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500),
-				new StringSerializer(), new StringSerializer()));
+				new StringSerializer(), new StringSerializer());
+		this.kafka = new KafkaTemplate<>(this.producers);
 		this.dataSource = TestDatabases.postgres();
 		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-postgresql.sql"),
 				new ClassPathResource("dev/idempotency/outbox/schema-postgresql.sql"))
@@ -117,6 +121,8 @@ class OutboxStoppedBrokerIntegrationTests {
 	void stopEverything() {
 		this.relay.stop();
 		this.kafka.destroy();
+		// Its producer would go on reconnecting to this broker's port, which a later test may listen on.
+		this.producers.destroy();
 		this.broker.destroy();
 		this.dataSource.close();
 	}
