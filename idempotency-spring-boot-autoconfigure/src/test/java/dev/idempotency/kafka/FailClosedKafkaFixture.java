@@ -13,6 +13,7 @@ import dev.idempotency.kafka.FailClosedKafkaApplication.Commits;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TcpProxy;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,6 +50,9 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 
 	private final EmbeddedKafkaKraftBroker broker;
 
+	/** One for the fixture: an await may ask for the dead letters every few milliseconds. */
+	private final AdminClient admin;
+
 	final TcpProxy database;
 
 	final ConfigurableApplicationContext context;
@@ -67,7 +71,7 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 		}
 		this.database = TcpProxy.start(url.group(1), (url.group(2) != null) ? Integer.parseInt(url.group(2)) : 5432);
 		String database = url.group(3);
-		this.broker = new EmbeddedKafkaKraftBroker(1, 4);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 4));
 		// One broker: with Kafka transactions on, the transaction state log cannot have three replicas.
 		this.broker.brokerProperties(
 				Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));
@@ -78,6 +82,7 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 		}
 		this.broker.addTopics(new NewTopic(FailClosedKafkaApplication.POISON, 1, (short) 1),
 				new NewTopic(FailClosedKafkaApplication.POISON + ".DLT", 1, (short) 1));
+		this.admin = AdminClient.create(Map.of("bootstrap.servers", this.broker.getBrokersAsString()));
 		List<String> properties = new ArrayList<>(List.of(
 				"spring.datasource.url=jdbc:postgresql://127.0.0.1:" + this.database.port() + "/" + database
 						+ (database.contains("?") ? "&" : "?") + "socketTimeout=5&connectTimeout=2",
@@ -170,12 +175,10 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 	/** Records on {@code <topic>.DLT}, from its end offsets. */
 	long deadLetterCount(String topic) throws Exception {
 		TopicPartition partition = new TopicPartition(topic + ".DLT", 0);
-		try (AdminClient admin = AdminClient.create(Map.of("bootstrap.servers", this.broker.getBrokersAsString()))) {
-			return admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
-				.partitionResult(partition)
-				.get(10, TimeUnit.SECONDS)
-				.offset();
-		}
+		return this.admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+			.partitionResult(partition)
+			.get(10, TimeUnit.SECONDS)
+			.offset();
 	}
 
 	/** The values on {@code <topic>.DLT}, read until {@code expected} are there or 30 s passed. */
@@ -226,6 +229,7 @@ final class FailClosedKafkaFixture implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.admin.close();
 		this.context.close();
 		this.broker.destroy();
 		this.database.close();

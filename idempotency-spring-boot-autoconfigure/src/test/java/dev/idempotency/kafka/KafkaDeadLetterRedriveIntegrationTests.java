@@ -13,6 +13,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.MessageFields;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.AdminClient;
@@ -66,7 +67,7 @@ class KafkaDeadLetterRedriveIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 2);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 2));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic(TOPIC, 2, (short) 1), new NewTopic(TOPIC + ".DLT", 2, (short) 1));
 		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +44,7 @@ class KafkaGlobalGroupIdIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic("gg-credits", 1, (short) 1), new NewTopic("gg-debits", 1, (short) 1));
 		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));

@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -60,7 +61,7 @@ class KafkaIdempotentBatchListenerIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		this.broker.afterPropertiesSet();
 		for (String topic : List.of("batch-dup", "batch-key", "batch-fail")) {
 			this.broker.addTopics(new NewTopic(topic, 1, (short) 1), new NewTopic(topic + ".DLT", 1, (short) 1));

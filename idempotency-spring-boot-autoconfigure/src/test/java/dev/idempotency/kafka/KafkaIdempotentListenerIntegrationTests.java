@@ -12,6 +12,7 @@ import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.MessageFields;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.AdminClient;
@@ -75,7 +76,7 @@ class KafkaIdempotentListenerIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 4);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 4));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic("orders", 4, (short) 1), new NewTopic("orders.DLT", 1, (short) 1),
 				new NewTopic("audit", 2, (short) 1), new NewTopic("manual", 2, (short) 1),

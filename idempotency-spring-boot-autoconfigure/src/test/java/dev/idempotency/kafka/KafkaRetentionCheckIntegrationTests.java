@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.autoconfigure.DedupRetentionTooShortException;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -50,7 +51,7 @@ class KafkaRetentionCheckIntegrationTests {
 
 	@BeforeAll
 	void startBroker() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(
 				new NewTopic("retained-10d", 1, (short) 1)

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -63,7 +64,7 @@ class KafkaTransactionsDeadLetterIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		// One broker: the transaction state log cannot have the default three replicas.
 		this.broker.brokerProperties(
 				Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.support.IdempotencyTransactionManagerException;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -60,7 +61,7 @@ class KafkaTransactionsIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 2);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 2));
 		// One broker: the transaction state log cannot have the default three replicas.
 		this.broker.brokerProperties(
 				Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));

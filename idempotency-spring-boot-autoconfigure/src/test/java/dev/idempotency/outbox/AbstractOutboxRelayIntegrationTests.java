@@ -24,6 +24,7 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.outbox.redis.RedisStreamOutboxSender;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -67,6 +68,9 @@ abstract class AbstractOutboxRelayIntegrationTests {
 
 	private KafkaTemplate<String, String> kafka;
 
+	/** Closed by the test: a template leaves a factory it was given open. */
+	private DefaultKafkaProducerFactory<String, String> producers;
+
 	private HikariDataSource dataSource;
 
 	private JdbcTemplate jdbc;
@@ -93,12 +97,13 @@ abstract class AbstractOutboxRelayIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 3);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 3));
 		this.broker.afterPropertiesSet();
-		this.kafka = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
+		this.producers = new DefaultKafkaProducerFactory<>(Map.of(
 				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG,
 				"all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.LINGER_MS_CONFIG, 5),
-				new StringSerializer(), new StringSerializer()));
+				new StringSerializer(), new StringSerializer());
+		this.kafka = new KafkaTemplate<>(this.producers);
 		this.dataSource = createDataSource();
 		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-" + platform() + ".sql"),
 				new ClassPathResource("dev/idempotency/outbox/schema-" + platform() + ".sql"))
@@ -118,6 +123,8 @@ abstract class AbstractOutboxRelayIntegrationTests {
 	void stop() {
 		this.started.forEach(OutboxRelay::stop);
 		this.kafka.destroy();
+		// Its producer would go on reconnecting to this broker's port, which a later test may listen on.
+		this.producers.destroy();
 		this.broker.destroy();
 		this.dataSource.close();
 		this.redisConnectionFactory.destroy();

@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -53,7 +54,8 @@ class DocumentedProducerSettingsIntegrationTests {
 
 	@BeforeAll
 	void startBroker() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1, "documented-producer");
+		this.broker = TestKafkaBrokers
+			.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1, "documented-producer"));
 		this.broker.afterPropertiesSet();
 	}
 

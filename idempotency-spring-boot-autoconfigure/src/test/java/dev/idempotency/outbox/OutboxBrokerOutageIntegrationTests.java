@@ -19,6 +19,7 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -60,6 +61,9 @@ class OutboxBrokerOutageIntegrationTests {
 
 	private KafkaTemplate<String, String> kafka;
 
+	/** Closed by the test: a template leaves a factory it was given open. */
+	private DefaultKafkaProducerFactory<String, String> producers;
+
 	private HikariDataSource dataSource;
 
 	private JdbcTemplate jdbc;
@@ -76,15 +80,17 @@ class OutboxBrokerOutageIntegrationTests {
 
 	@BeforeEach
 	void startBrokerAndDatabase() throws IOException {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort());
+		this.broker = TestKafkaBrokers
+			.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort()));
 		this.broker.afterPropertiesSet();
 		this.brokerServer = this.broker.getCluster().brokers().values().iterator().next();
-		this.kafka = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
+		this.producers = new DefaultKafkaProducerFactory<>(Map.of(
 				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG,
 				"all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.LINGER_MS_CONFIG, 5,
 				ProducerConfig.MAX_BLOCK_MS_CONFIG, 1000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 500,
 				ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 1000, ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200),
-				new StringSerializer(), new StringSerializer()));
+				new StringSerializer(), new StringSerializer());
+		this.kafka = new KafkaTemplate<>(this.producers);
 		this.dataSource = TestDatabases.postgres();
 		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-postgresql.sql"),
 				new ClassPathResource("dev/idempotency/outbox/schema-postgresql.sql"))
@@ -121,6 +127,8 @@ class OutboxBrokerOutageIntegrationTests {
 	void stopEverything() {
 		this.relay.stop();
 		this.kafka.destroy();
+		// Its producer would go on reconnecting to this broker's port, which a later test may listen on.
+		this.producers.destroy();
 		this.broker.destroy();
 		this.dataSource.close();
 	}

@@ -12,6 +12,7 @@ import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -63,7 +64,7 @@ class OutboxEndToEndIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 2);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 2));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic(TOPIC, 2, (short) 1));
 		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));

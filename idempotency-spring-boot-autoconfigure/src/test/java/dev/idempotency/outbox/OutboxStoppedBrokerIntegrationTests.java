@@ -19,6 +19,7 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -59,6 +60,9 @@ class OutboxStoppedBrokerIntegrationTests {
 
 	private KafkaTemplate<String, String> kafka;
 
+	/** Closed by the test: a template leaves a factory it was given open. */
+	private DefaultKafkaProducerFactory<String, String> producers;
+
 	private HikariDataSource dataSource;
 
 	private JdbcTemplate jdbc;
@@ -75,16 +79,18 @@ class OutboxStoppedBrokerIntegrationTests {
 
 	@BeforeEach
 	void startBrokerAndDatabase() throws IOException {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort());
+		this.broker = TestKafkaBrokers
+			.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(freePort()));
 		this.broker.afterPropertiesSet();
 		this.brokerServer = this.broker.getCluster().brokers().values().iterator().next();
-		this.kafka = new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
+		this.producers = new DefaultKafkaProducerFactory<>(Map.of(
 				ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.broker.getBrokersAsString(), ProducerConfig.ACKS_CONFIG,
 				"all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.LINGER_MS_CONFIG, 5,
 				// Fail fast while the broker is away, so that attempts (not one long send) are measured.
 				ProducerConfig.MAX_BLOCK_MS_CONFIG, 2000, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000,
 				ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 3000, ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500),
-				new StringSerializer(), new StringSerializer()));
+				new StringSerializer(), new StringSerializer());
+		this.kafka = new KafkaTemplate<>(this.producers);
 		this.dataSource = TestDatabases.postgres();
 		new ResourceDatabasePopulator(new ClassPathResource("dev/idempotency/outbox/schema-drop-postgresql.sql"),
 				new ClassPathResource("dev/idempotency/outbox/schema-postgresql.sql"))
@@ -114,6 +120,8 @@ class OutboxStoppedBrokerIntegrationTests {
 	void stopEverything() {
 		this.relay.stop();
 		this.kafka.destroy();
+		// Its producer would go on reconnecting to this broker's port, which a later test may listen on.
+		this.producers.destroy();
 		this.broker.destroy();
 		this.dataSource.close();
 	}

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.testsupport.TestDatabases;
+import dev.idempotency.testsupport.TestKafkaBrokers;
 import dev.idempotency.testsupport.W3cSimplePropagator;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -65,7 +66,7 @@ class OutboxTracingIntegrationTests {
 
 	@BeforeAll
 	void start() {
-		this.broker = new EmbeddedKafkaKraftBroker(1, 1);
+		this.broker = TestKafkaBrokers.withSmallInternalTopics(new EmbeddedKafkaKraftBroker(1, 1));
 		this.broker.afterPropertiesSet();
 		this.broker.addTopics(new NewTopic(TOPIC, 1, (short) 1));
 		List<String> properties = new ArrayList<>(List.of(TestDatabases.postgresProperties()));
@@ -176,7 +177,9 @@ class OutboxTracingIntegrationTests {
 
 		@Bean
 		OrderService orderService(JdbcTemplate jdbc, Outbox outbox) {
-			jdbc.update("DELETE FROM idempotency_outbox WHERE destination = ?", "kafka:" + TOPIC);
+			// Every row, not only this test's: the relay would first work through what an earlier test
+			// left behind (OutboxRelayPostgresIntegrationTests leaves 9,900 pending rows to 'orders').
+			jdbc.update("DELETE FROM idempotency_outbox");
 			return new OrderService(outbox);
 		}
 

@@ -147,8 +147,9 @@ public final class LocalRedisCluster extends LocalRedisProcesses {
 	}
 
 	/**
-	 * Waits until every live node says {@code cluster_state:ok} and every live replica is linked to
-	 * its primary (after a failover: until a replica was promoted).
+	 * Waits until every live node says {@code cluster_state:ok}, every live replica is linked to its
+	 * primary, and every live node sees three primaries and the other live nodes as their replicas
+	 * (after a failover: until a replica was promoted and every node knows it).
 	 * @param timeout how long to wait at most
 	 */
 	public void awaitHealthy(Duration timeout) {
@@ -170,7 +171,10 @@ public final class LocalRedisCluster extends LocalRedisProcesses {
 					"127.0.0.1", "--cluster-enabled", "yes", "--cluster-port", String.valueOf(busPort),
 					"--cluster-config-file", dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
 					String.valueOf(NODE_TIMEOUT_MILLIS), "--dir", dir.toString(), "--save", "", "--appendonly", "no",
-					"--daemonize", "no", "--protected-mode", "no"), dir.resolve("redis.log"));
+					"--daemonize", "no", "--protected-mode", "no",
+					// A replica's first sync starts at once, not after the default 5 s that a
+					// diskless sync waits for more replicas: start() waits for every replica.
+					"--repl-diskless-sync-delay", "0"), dir.resolve("redis.log"));
 			this.processes.put(port, process);
 		}
 		for (int port : this.processes.ports()) {
@@ -202,15 +206,25 @@ public final class LocalRedisCluster extends LocalRedisProcesses {
 				return port + " is a replica not linked to its primary";
 			}
 		}
-		if (nodesWithFlag("master").size() < 3) {
-			return "fewer than three primaries";
+		// The roles spread by gossip: a node may still take a new replica for a primary without slots.
+		List<Integer> live = this.processes.live();
+		for (int port : live) {
+			String nodes = cli(port, "CLUSTER", "NODES");
+			if (nodesWithFlag(nodes, "master").size() != 3 || nodesWithFlag(nodes, "slave").size() != live.size() - 3) {
+				return port + " does not see three primaries and their replicas yet";
+			}
 		}
 		return "";
 	}
 
 	private List<Integer> nodesWithFlag(String flag) {
+		return nodesWithFlag(cli(livePort(), "CLUSTER", "NODES"), flag);
+	}
+
+	/** The nodes of a {@code CLUSTER NODES} answer with {@code flag} and not failed. */
+	private static List<Integer> nodesWithFlag(String clusterNodes, String flag) {
 		List<Integer> ports = new ArrayList<>();
-		for (String line : cli(livePort(), "CLUSTER", "NODES").lines().toList()) {
+		for (String line : clusterNodes.lines().toList()) {
 			String[] fields = line.split(" ");
 			if (fields.length > 2 && List.of(fields[2].split(",")).contains(flag)
 					&& !fields[2].contains("fail")) {

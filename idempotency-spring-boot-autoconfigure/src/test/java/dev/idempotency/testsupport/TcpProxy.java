@@ -162,6 +162,12 @@ public final class TcpProxy implements AutoCloseable {
 			while (!server.isClosed()) {
 				try {
 					Socket client = server.accept();
+					if (server != this.server) {
+						// Closing a socket that a thread waits on in accept() lets that accept finish
+						// until the thread is signalled: a connection made just after cut() can come in.
+						reset(client);
+						continue;
+					}
 					this.accepted.incrementAndGet();
 					connect(client);
 				}

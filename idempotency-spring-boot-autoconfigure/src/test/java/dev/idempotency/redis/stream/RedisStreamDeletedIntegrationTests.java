@@ -57,6 +57,7 @@ class RedisStreamDeletedIntegrationTests {
 		this.context = new SpringApplicationBuilder(DeletedStreamApplication.class).web(WebApplicationType.NONE)
 			.properties("spring.data.redis.host=" + TestRedisConnections.host(),
 					"spring.data.redis.port=" + TestRedisConnections.port(),
+					"spring.data.redis.client-name=" + this.stream,
 					"spring.autoconfigure.exclude=org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 					"idempotency.store.type=in-memory", "idempotency.redis.stream.poll-timeout=5s",
 					"idempotency.redis.stream.recovery-back-off=100ms", "it.stream=" + this.stream)
@@ -67,13 +68,21 @@ class RedisStreamDeletedIntegrationTests {
 		add("before");
 		await().atMost(10, TimeUnit.SECONDS).until(() -> listener.applied().containsKey("before"));
 		// The consumer now waits in XREADGROUP ... BLOCK 5000 (the poll timeout) for the next entry.
-		await().atMost(10, TimeUnit.SECONDS).until(() -> container.getActiveSubscriptions() == 1);
+		await().atMost(10, TimeUnit.SECONDS).until(() -> container.getActiveSubscriptions() == 1 && blockedInARead());
 		this.redis.delete(this.stream);
 		await().atMost(10, TimeUnit.SECONDS)
 			.until(() -> output.getOut().contains("Stream '" + this.stream + "' was deleted while consumer"));
 		add("after");
 		await().atMost(15, TimeUnit.SECONDS).until(() -> listener.applied().containsKey("after"));
 		assertThat(output.getOut()).doesNotContain("UNBLOCKED").doesNotContain("RedisSystemException");
+	}
+
+	/** Whether a connection of the application (named after the stream) waits in a blocked read. */
+	private boolean blockedInARead() {
+		return this.redis.getClientList()
+			.stream()
+			.anyMatch((client) -> this.stream.equals(client.getName()) && client.getFlags().contains("b")
+					&& "xreadgroup".equalsIgnoreCase(client.getLastCommand()));
 	}
 
 	private void add(String orderId) {
