@@ -39,7 +39,10 @@ public record DeliveryContext(@Nullable String messageId, @Nullable String names
 	 * @param namespace the default namespace, or {@code null}
 	 * @param variables extra SpEL variables for the key expression
 	 * @param acknowledger acknowledges after commit, or {@code null}
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #DeliveryContext(String, String, Map,
+	 * MessageAcknowledger, List)} with {@code List.of()}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public DeliveryContext(@Nullable String messageId, @Nullable String namespace, Map<String, Object> variables,
 			@Nullable MessageAcknowledger acknowledger) {
 		this(messageId, namespace, variables, acknowledger, List.of());

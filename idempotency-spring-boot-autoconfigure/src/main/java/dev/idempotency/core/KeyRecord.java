@@ -41,7 +41,10 @@ public record KeyRecord(IdempotencyKey key, Status status, @Nullable Instant cre
 	 * @param attempts how many runs claimed the key, or {@code null} if the store does not count
 	 * @param fingerprintPresent whether a payload fingerprint is recorded
 	 * @param resultPresent whether a result is stored
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #KeyRecord(IdempotencyKey, Status, Instant, Instant,
+	 * boolean, Instant, Integer, boolean, boolean, Integer, Instant)} with two {@code null}s
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public KeyRecord(IdempotencyKey key, Status status, @Nullable Instant createdAt, @Nullable Instant expiresAt,
 			boolean ownerTokenPresent, @Nullable Instant leaseUntil, @Nullable Integer attempts,
 			boolean fingerprintPresent, boolean resultPresent) {

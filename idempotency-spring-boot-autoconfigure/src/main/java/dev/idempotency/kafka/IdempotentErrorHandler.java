@@ -54,6 +54,12 @@ public class IdempotentErrorHandler extends DefaultErrorHandler {
 
 	private final KafkaFailurePolicy policy;
 
+	/**
+	 * Creates the error handler with fail-closed off.
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #IdempotentErrorHandler(ConsumerRecordRecoverer,
+	 * BackOff, FailClosedCircuits)} with {@code null} circuits (fail-closed off)
+	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public IdempotentErrorHandler(ConsumerRecordRecoverer recoverer, BackOff backOff) {
 		this(recoverer, backOff, null);
 	}

@@ -35,7 +35,10 @@ public record IdempotentKafkaListener(String method, Duration retention, List<St
 	 * @param method {@code SimpleClassName#method}
 	 * @param retention the dedup retention of the method's keys
 	 * @param topics the topics it reads
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #IdempotentKafkaListener(String, Duration, List,
+	 * String, String, Map)} with a {@code null} group
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public IdempotentKafkaListener(String method, Duration retention, List<String> topics) {
 		this(method, retention, topics, null, method, Map.of("", Set.copyOf(topics)));
 	}

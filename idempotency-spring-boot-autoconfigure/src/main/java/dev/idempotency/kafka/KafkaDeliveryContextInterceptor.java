@@ -1,6 +1,7 @@
 package dev.idempotency.kafka;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
@@ -60,7 +61,7 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 	 */
 	public static DeliveryContext deliveryOf(ConsumerRecord<?, ?> record, @Nullable String groupId) {
 		return new DeliveryContext(messageId(record), groupId,
-				Map.of("record", record, "headers", new RecordHeaderValues(record.headers())), null);
+				Map.of("record", record, "headers", new RecordHeaderValues(record.headers())), null, List.of());
 	}
 
 	/**

@@ -44,7 +44,10 @@ public record OutboxMessage(long id, String messageId, String destination, @Null
 	 * @param createdAt when the row was written
 	 * @param claimedUntil end of the current relay's lease, or {@code null}
 	 * @param lastError the last failure, or {@code null}
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #OutboxMessage(long, String, String, String, String,
+	 * Map, OutboxStatus, int, Instant, Instant, String, String)} with a {@code null} trace context
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public OutboxMessage(long id, String messageId, String destination, @Nullable String key, String payload,
 			Map<String, String> headers, OutboxStatus status, int attempts, Instant createdAt,
 			@Nullable Instant claimedUntil, @Nullable String lastError) {

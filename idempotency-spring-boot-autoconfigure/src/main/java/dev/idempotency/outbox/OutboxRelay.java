@@ -79,7 +79,10 @@ public class OutboxRelay implements SmartLifecycle {
 	 * @param options how the relay polls, leases and retries
 	 * @param clock the clock of latencies and back-off
 	 * @param listeners told of every sent, failed and dead message
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #OutboxRelay(OutboxRepository, Supplier, Options,
+	 * Clock, Supplier, FailureClassifier)} with a {@link DefaultFailureClassifier}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public OutboxRelay(OutboxRepository repository, Supplier<List<OutboxSender>> senders, Options options,
 			Clock clock, Supplier<List<OutboxListener>> listeners) {
 		this(repository, senders, options, clock, listeners, new DefaultFailureClassifier());
@@ -236,7 +239,10 @@ public class OutboxRelay implements SmartLifecycle {
 		 * @param maxAttempts send attempts of a row before it is marked dead
 		 * @param backOff delays between attempts of a row
 		 * @param orderedPerKey whether a row waits for every earlier row of its key to be sent
+		 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #Options(Duration, int, Duration, Duration, int,
+		 * BackOff, boolean, int)} with {@link #DEFAULT_MAX_IN_FLIGHT_BATCHES}
 		 */
+		@Deprecated(since = "0.2.0", forRemoval = true)
 		public Options(Duration pollInterval, int batchSize, Duration lease, Duration sendTimeout, int maxAttempts,
 				BackOff backOff, boolean orderedPerKey) {
 			this(pollInterval, batchSize, lease, sendTimeout, maxAttempts, backOff, orderedPerKey,

@@ -113,7 +113,7 @@ final class BatchKeys implements InvocationKeys {
 			try {
 				keys.add(new IdempotencyKey(this.namespace, resolver.resolve(this.method.keyExpression(),
 						this.call.getMethod(), args, this.target,
-						new DeliveryContext(message.messageId(), message.namespace(), variables, null))));
+						new DeliveryContext(message.messageId(), message.namespace(), variables, null, List.of()))));
 			}
 			catch (InvalidIdempotencyKeyException ex) {
 				InvalidIdempotencyKeyException rejection = new InvalidIdempotencyKeyException(

@@ -46,7 +46,10 @@ public record IdempotencyDefaults(Duration retention, Duration lease, Duration t
 	 * @param retention how long processed keys are remembered
 	 * @param lease how long a leased store's in-progress claim holds a key
 	 * @param transactionTimeout timeout of the transactions the interceptor opens
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #IdempotencyDefaults(Duration, Duration, Duration,
+	 * boolean, String, boolean)} with {@code true, null, false}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public IdempotencyDefaults(Duration retention, Duration lease, Duration transactionTimeout) {
 		this(retention, lease, transactionTimeout, true, null, false);
 	}

@@ -173,7 +173,10 @@ public class LeaseReconciliationJob implements SmartLifecycle {
 		 * @param batchSize claims taken over at a time
 		 * @param hold how long the reconciler holds a claim it is deciding
 		 * @param retention how long a key reconciled as completed is remembered
+		 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #Settings(Duration, int, Duration, Duration,
+		 * List)} with {@code List.of()}
 		 */
+		@Deprecated(since = "0.2.0", forRemoval = true)
 		public Settings(Duration interval, int batchSize, Duration hold, Duration retention) {
 			this(interval, batchSize, hold, retention, List.of());
 		}

@@ -66,7 +66,10 @@ public class TransactionManagerSelector implements IdempotencyTransactionManager
 	 * @param beanFactory where the transaction managers are
 	 * @param configuredName the bean name set by {@code idempotency.transaction-manager}, or
 	 * {@code null}
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link
+	 * #TransactionManagerSelector(ConfigurableListableBeanFactory, String, boolean)} with {@code false}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public TransactionManagerSelector(ConfigurableListableBeanFactory beanFactory, @Nullable String configuredName) {
 		this(beanFactory, configuredName, false);
 	}

@@ -365,6 +365,20 @@ class ArchitectureTests {
 			.should(new NotRepeatReturnTypeInConditionalOnMissingBean()));
 	}
 
+	/**
+	 * Issue 28: a class users may construct has one public constructor with parameters (plus, where
+	 * it has defaults, one without), not a telescope of them; the 0.1 constructors kept for upgrades
+	 * are deprecated. Exceptions keep the JDK's (message) / (message, cause) pair.
+	 */
+	@Test
+	void publicClassesHaveNoTelescopingConstructors() {
+		check(classes().that()
+			.arePublic()
+			.and()
+			.areNotAssignableTo(Throwable.class)
+			.should(new NotHaveTelescopingConstructors()));
+	}
+
 	private static void check(ArchRule rule) {
 		rule.allowEmptyShould(false).check(classes);
 	}
@@ -458,6 +472,42 @@ class ArchitectureTests {
 		private static boolean namesATechnology(String name) {
 			return Arrays.stream(WORD_BOUNDARY.split(name))
 				.anyMatch((word) -> TECHNOLOGY_WORDS.contains(word.toLowerCase(Locale.ROOT)));
+		}
+
+	}
+
+	/**
+	 * No public, not deprecated constructor with parameters whose parameter types begin another
+	 * such constructor's.
+	 */
+	private static final class NotHaveTelescopingConstructors extends ArchCondition<JavaClass> {
+
+		NotHaveTelescopingConstructors() {
+			super("not have a public constructor whose parameters begin another public constructor's");
+		}
+
+		@Override
+		public void check(JavaClass javaClass, ConditionEvents events) {
+			List<List<String>> parameterLists = javaClass.getConstructors()
+				.stream()
+				.filter((constructor) -> constructor.getModifiers().contains(JavaModifier.PUBLIC))
+				.filter((constructor) -> !constructor.isAnnotatedWith(Deprecated.class))
+				.map((constructor) -> constructor.getRawParameterTypes().stream().map(JavaClass::getName).toList())
+				.filter((parameters) -> !parameters.isEmpty())
+				.toList();
+			boolean telescopes = false;
+			for (List<String> shorter : parameterLists) {
+				for (List<String> longer : parameterLists) {
+					if (longer.size() > shorter.size() && longer.subList(0, shorter.size()).equals(shorter)) {
+						telescopes = true;
+						events.add(SimpleConditionEvent.violated(javaClass, javaClass.getName()
+								+ " has telescoping constructors " + shorter + " and " + longer));
+					}
+				}
+			}
+			if (!telescopes) {
+				events.add(SimpleConditionEvent.satisfied(javaClass, javaClass.getName() + " has one constructor"));
+			}
 		}
 
 	}

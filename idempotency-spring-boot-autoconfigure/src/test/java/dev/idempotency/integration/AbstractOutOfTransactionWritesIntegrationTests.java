@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.OutboxAdmin;
 import dev.idempotency.outbox.OutboxMessage;
 import dev.idempotency.outbox.OutboxRelay;
@@ -18,6 +19,7 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
 import dev.idempotency.store.jdbc.JdbcIdempotencyPurger;
+import dev.idempotency.support.DefaultFailureClassifier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -90,7 +92,8 @@ abstract class AbstractOutOfTransactionWritesIntegrationTests {
 	void relayMarksSentRetriedAndDeadRowsForReal(boolean autoCommit) {
 		pools(autoCommit, "outbox");
 		JdbcOutboxRepository repository = repository();
-		JdbcOutbox outbox = new JdbcOutbox(repository, JsonMapper.shared());
+		JdbcOutbox outbox = new JdbcOutbox(repository, JsonMapper.shared(), () -> {
+		}, TraceContextCapture.NONE);
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		String ok = transactions.execute((status) -> outbox.publish("test:ok", "k1", "p"));
 		String retried = transactions.execute((status) -> outbox.publish("test:retry", "k2", "p"));
@@ -175,8 +178,10 @@ abstract class AbstractOutOfTransactionWritesIntegrationTests {
 
 	private static OutboxRelay relay(JdbcOutboxRepository repository, OutboxSender sender, int maxAttempts) {
 		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), 10, Duration.ofMinutes(1),
-				Duration.ofSeconds(5), maxAttempts, new FixedBackOff(0, Long.MAX_VALUE), false);
-		return new OutboxRelay(repository, () -> List.of(sender), options, Clock.systemUTC(), List::of);
+				Duration.ofSeconds(5), maxAttempts, new FixedBackOff(0, Long.MAX_VALUE), false,
+				OutboxRelay.Options.DEFAULT_MAX_IN_FLIGHT_BATCHES);
+		return new OutboxRelay(repository, () -> List.of(sender), options, Clock.systemUTC(), List::of,
+				new DefaultFailureClassifier());
 	}
 
 	private static void insertRow(JdbcTemplate jdbc, String messageId, String status, Timestamp sentAt) {

@@ -45,7 +45,8 @@ class DatabaseUnavailableTests {
 					"idempotency.jdbc.initialize-schema=never", "idempotency.jdbc.purge.enabled=false")
 			.run()) {
 			AtomicInteger acknowledgements = new AtomicInteger();
-			DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), acknowledgements::incrementAndGet));
+			DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), acknowledgements::incrementAndGet,
+					List.of()));
 			Listener listener = context.getBean(Listener.class);
 
 			assertThatExceptionOfType(CannotCreateTransactionException.class).isThrownBy(() -> listener.handle("o-1"));

@@ -192,7 +192,8 @@ class DuplicateFilterIntegrationTests {
 	}
 
 	private static Delivery deliver(String messageId, AtomicInteger acknowledged) {
-		DeliveryContextHolder.set(new DeliveryContext(messageId, null, Map.of(), acknowledged::incrementAndGet));
+		DeliveryContextHolder.set(new DeliveryContext(messageId, null, Map.of(), acknowledged::incrementAndGet,
+				List.of()));
 		return (orders, orderId) -> {
 			try {
 				orders.apply(orderId);

@@ -92,7 +92,8 @@ class IdempotentTransactionIntegrationTests {
 		this.jdbc.update("DELETE FROM it_effect");
 		this.jdbc.update("DELETE FROM idempotency_record WHERE namespace LIKE 'it-tx%'");
 		this.acknowledgements.clear();
-		DeliveryContextHolder.set(new DeliveryContext("message-1", null, Map.of(), this::recordAcknowledgement));
+		DeliveryContextHolder.set(new DeliveryContext("message-1", null, Map.of(), this::recordAcknowledgement,
+				List.of()));
 	}
 
 	@AfterEach

@@ -144,7 +144,7 @@ class RecentKeysShutdownIntegrationTests {
 
 	private static void deliver(Orders orders, String orderId) {
 		DeliveryContextHolder.set(new DeliveryContext(orderId, null, Map.of(), () -> {
-		}));
+		}, List.of()));
 		try {
 			orders.apply(orderId);
 		}

@@ -3,6 +3,7 @@ package dev.idempotency.kafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -111,7 +112,8 @@ class KafkaRetentionCheckTests {
 	}
 
 	private static IdempotentKafkaListener listener(String method, int retentionDays, String... topics) {
-		return new IdempotentKafkaListener(method, Duration.ofDays(retentionDays), List.of(topics));
+		return new IdempotentKafkaListener(method, Duration.ofDays(retentionDays), List.of(topics), null, method,
+				Map.of("", Set.of(topics)));
 	}
 
 	private static TopicRetention delete(String topic, int retentionDays) {

@@ -44,7 +44,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class MicrometerInvocationObserverTests {
 
 	private static final IdempotencyDefaults DEFAULTS = new IdempotencyDefaults(Duration.ofDays(7),
-			Duration.ofMinutes(5), Duration.ZERO);
+			Duration.ofMinutes(5), Duration.ZERO, true, null, false);
 
 	private final SimpleTracer tracer = new SimpleTracer();
 
@@ -134,7 +134,7 @@ class MicrometerInvocationObserverTests {
 
 	@Test
 	void keyThatCannotBeResolvedIsRejectedWithoutAKeyTag() {
-		DeliveryContextHolder.set(new DeliveryContext(null, null, Map.of(), null));
+		DeliveryContextHolder.set(new DeliveryContext(null, null, Map.of(), null, List.of()));
 		assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
 			.isThrownBy(() -> orders(true, null).onMessage("payload"));
 

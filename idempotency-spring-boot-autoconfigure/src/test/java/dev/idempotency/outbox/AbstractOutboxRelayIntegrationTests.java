@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.OutboxTestSenders.FlakySender;
 import dev.idempotency.outbox.OutboxTestSenders.HoldingSender;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
@@ -24,6 +25,7 @@ import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
 import dev.idempotency.outbox.redis.RedisStreamOutboxSender;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.testsupport.TestKafkaBrokers;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -112,7 +114,8 @@ abstract class AbstractOutboxRelayIntegrationTests {
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		this.repository = new JdbcOutboxRepository(this.dataSource, OutboxDialect.detect(this.dataSource),
 				"idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
-		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared());
+		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared(), () -> {
+		}, TraceContextCapture.NONE);
 		this.redisConnectionFactory = new LettuceConnectionFactory("127.0.0.1", 6379);
 		this.redisConnectionFactory.afterPropertiesSet();
 		this.redisConnectionFactory.start();
@@ -511,7 +514,7 @@ abstract class AbstractOutboxRelayIntegrationTests {
 
 		};
 		return new OutboxRelay(this.repository, () -> List.of(senders), options, Clock.systemUTC(),
-				() -> List.of(listener));
+				() -> List.of(listener), new DefaultFailureClassifier());
 	}
 
 	private void start(OutboxRelay relay) {

@@ -14,10 +14,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestKafkaBrokers;
 import kafka.server.BrokerServer;
@@ -99,7 +101,8 @@ class OutboxBrokerOutageIntegrationTests {
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		JdbcOutboxRepository repository = new JdbcOutboxRepository(this.dataSource,
 				OutboxDialect.detect(this.dataSource), "idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
-		this.outbox = new JdbcOutbox(repository, JsonMapper.shared());
+		this.outbox = new JdbcOutbox(repository, JsonMapper.shared(), () -> {
+		}, TraceContextCapture.NONE);
 		// The whole budget: 3 attempts, 100 ms and 200 ms apart, each failing within about 1 s.
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2.0);
 		backOff.setMaxInterval(400);
@@ -119,8 +122,8 @@ class OutboxBrokerOutageIntegrationTests {
 		};
 		this.relay = new OutboxRelay(repository, () -> List.of(new KafkaOutboxSender(this.kafka)),
 				new OutboxRelay.Options(Duration.ofMillis(20), 20, Duration.ofSeconds(30), Duration.ofSeconds(2),
-						MAX_ATTEMPTS, backOff, false),
-				Clock.systemUTC(), () -> List.of(listener));
+						MAX_ATTEMPTS, backOff, false, OutboxRelay.Options.DEFAULT_MAX_IN_FLIGHT_BATCHES),
+				Clock.systemUTC(), () -> List.of(listener), new DefaultFailureClassifier());
 	}
 
 	@AfterEach

@@ -10,6 +10,7 @@ import java.util.function.Function;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.FailureClassifier;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
@@ -62,7 +63,8 @@ class OutboxRelayFailureClassificationTests {
 			.execute(this.dataSource);
 		this.repository = new JdbcOutboxRepository(this.dataSource, OutboxDialect.detect(this.dataSource),
 				"idempotency_outbox", JsonMapper.shared(), this.clock);
-		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared());
+		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared(), () -> {
+		}, TraceContextCapture.NONE);
 	}
 
 	@AfterEach
@@ -201,7 +203,7 @@ class OutboxRelayFailureClassificationTests {
 		backOff.setMaxInterval(10_000);
 		backOff.setJitter(0);
 		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), 10, Duration.ofMinutes(1),
-				Duration.ofSeconds(5), 3, backOff, false);
+				Duration.ofSeconds(5), 3, backOff, false, OutboxRelay.Options.DEFAULT_MAX_IN_FLIGHT_BATCHES);
 		OutboxListener listener = new OutboxListener() {
 
 			@Override

@@ -10,9 +10,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.testsupport.MutableClock;
 import dev.idempotency.testsupport.TestDatabases;
 import org.junit.jupiter.api.AfterEach;
@@ -57,7 +59,8 @@ class OutboxRelayPipelineTests {
 		JdbcOutboxRepository jdbc = new JdbcOutboxRepository(this.dataSource, OutboxDialect.detect(this.dataSource),
 				"idempotency_outbox", JsonMapper.shared(), this.clock);
 		this.repository = new InterceptingOutboxRepository(jdbc);
-		this.outbox = new JdbcOutbox(jdbc, JsonMapper.shared());
+		this.outbox = new JdbcOutbox(jdbc, JsonMapper.shared(), () -> {
+		}, TraceContextCapture.NONE);
 	}
 
 	@AfterEach
@@ -148,7 +151,8 @@ class OutboxRelayPipelineTests {
 	private OutboxRelay relay(OutboxSender sender, int maxInFlightBatches) {
 		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), 10, LEASE, Duration.ofSeconds(5),
 				3, new ExponentialBackOff(1000, 2.0), false, maxInFlightBatches);
-		return new OutboxRelay(this.repository, () -> List.of(sender), options, this.clock, List::of);
+		return new OutboxRelay(this.repository, () -> List.of(sender), options, this.clock, List::of,
+				new DefaultFailureClassifier());
 	}
 
 	/** Acknowledges every message at once, counting sends and noting any made after the lease passed. */

@@ -14,10 +14,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idempotency.core.TraceContextCapture;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
 import dev.idempotency.outbox.kafka.KafkaOutboxSender;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.testsupport.TestDatabases;
 import dev.idempotency.testsupport.TestKafkaBrokers;
 import kafka.server.BrokerServer;
@@ -99,13 +101,14 @@ class OutboxStoppedBrokerIntegrationTests {
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		this.repository = new JdbcOutboxRepository(this.dataSource, OutboxDialect.detect(this.dataSource),
 				"idempotency_outbox", JsonMapper.shared(), Clock.systemUTC());
-		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared());
+		this.outbox = new JdbcOutbox(this.repository, JsonMapper.shared(), () -> {
+		}, TraceContextCapture.NONE);
 		ExponentialBackOff backOff = new ExponentialBackOff(100, 2.0);
 		backOff.setMaxInterval(1000);
 		backOff.setJitter(20);
 		this.relay = new OutboxRelay(this.repository, () -> List.of(new KafkaOutboxSender(this.kafka)),
 				new OutboxRelay.Options(Duration.ofMillis(20), 20, Duration.ofMinutes(1), Duration.ofSeconds(5), 1000,
-						backOff, true),
+						backOff, true, OutboxRelay.Options.DEFAULT_MAX_IN_FLIGHT_BATCHES),
 				Clock.systemUTC(), () -> List.of(new OutboxListener() {
 
 					@Override
@@ -113,7 +116,7 @@ class OutboxStoppedBrokerIntegrationTests {
 						OutboxStoppedBrokerIntegrationTests.this.sendFailures.incrementAndGet();
 					}
 
-				}));
+				}), new DefaultFailureClassifier());
 	}
 
 	@AfterEach

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class IdempotencyInterceptorGuardsTests {
 
 	private static final IdempotencyDefaults DEFAULTS = new IdempotencyDefaults(Duration.ofDays(1),
-			Duration.ofMinutes(1), Duration.ZERO);
+			Duration.ofMinutes(1), Duration.ZERO, true, null, false);
 
 	private final CountingTransactionManager transactionManager = new CountingTransactionManager();
 
@@ -176,7 +176,8 @@ class IdempotencyInterceptorGuardsTests {
 	}
 
 	private void deliver(String messageId) {
-		DeliveryContextHolder.set(new DeliveryContext(messageId, "orders", Map.of(), this.acknowledged::incrementAndGet));
+		DeliveryContextHolder.set(new DeliveryContext(messageId, "orders", Map.of(),
+				this.acknowledged::incrementAndGet, List.of()));
 	}
 
 	static class Orders {

@@ -60,7 +60,7 @@ class IdempotencyInterceptorKeyDetailsTests {
 	private static final Duration RETENTION = Duration.ofDays(7);
 
 	private static final IdempotencyDefaults DEFAULTS = new IdempotencyDefaults(RETENTION, Duration.ofMinutes(5),
-			Duration.ZERO);
+			Duration.ZERO, true, null, false);
 
 	private static final DataSize MAX_RESULT = DataSize.ofKilobytes(64);
 
@@ -85,7 +85,7 @@ class IdempotencyInterceptorKeyDetailsTests {
 			.execute(this.dataSource);
 		this.jdbc.execute("create table ledger (id varchar(64) not null, amount bigint not null)");
 		this.target = new Payments(this.jdbc);
-		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), this.acknowledger));
+		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), this.acknowledger, List.of()));
 	}
 
 	@AfterEach
@@ -267,7 +267,7 @@ class IdempotencyInterceptorKeyDetailsTests {
 			@Nullable KeyDetailsCodec codec, ClaimGuards guards) {
 		IdempotencyStore store = (mode == Mode.H2_TRANSACTIONAL_STORE)
 				? new JdbcIdempotencyStore(this.jdbc, JdbcIdempotencyDialect.GENERIC, "idempotency_record",
-						Clock.systemUTC())
+						Clock.systemUTC(), null)
 				: new InMemoryIdempotencyStore();
 		PlatformTransactionManager transactionManager = new DataSourceTransactionManager(this.dataSource);
 		return IdempotencyInterceptor.builder(defaults, (name) -> store, (ignored) -> transactionManager)

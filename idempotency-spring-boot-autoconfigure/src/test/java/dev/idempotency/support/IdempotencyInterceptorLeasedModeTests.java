@@ -192,7 +192,7 @@ class IdempotencyInterceptorLeasedModeTests {
 	}
 
 	private void deliver() {
-		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), this.acknowledger));
+		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), this.acknowledger, List.of()));
 	}
 
 	private static IdempotencyKey key(String value) {

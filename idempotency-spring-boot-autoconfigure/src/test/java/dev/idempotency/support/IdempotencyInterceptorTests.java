@@ -81,7 +81,8 @@ class IdempotencyInterceptorTests {
 
 	private static final Duration RETENTION = Duration.ofDays(7);
 
-	private static final IdempotencyDefaults DEFAULTS = new IdempotencyDefaults(RETENTION, LEASE, Duration.ZERO);
+	private static final IdempotencyDefaults DEFAULTS = new IdempotencyDefaults(RETENTION, LEASE, Duration.ZERO, true,
+			null, false);
 
 	private static final StringValueResolver VERBATIM = (value) -> value;
 
@@ -351,7 +352,7 @@ class IdempotencyInterceptorTests {
 		Orders orders = orders(mode);
 		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), () -> {
 			throw new IllegalStateException("broker gone");
-		}));
+		}, List.of()));
 		assertThatIllegalStateException().isThrownBy(() -> orders.onOrder(new OrderPlaced("o-1")))
 			.withMessage("broker gone");
 		deliver("m-1", null);
@@ -366,7 +367,7 @@ class IdempotencyInterceptorTests {
 	@EnumSource
 	void deliveryWhoseContainerAcknowledgesByItselfIsProcessedAndDeduplicated(Mode mode) {
 		Orders orders = orders(mode);
-		DeliveryContextHolder.set(new DeliveryContext("m-1", "points", Map.of(), null));
+		DeliveryContextHolder.set(new DeliveryContext("m-1", "points", Map.of(), null, List.of()));
 		orders.onOrder(new OrderPlaced("o-1"));
 		orders.onOrder(new OrderPlaced("o-1"));
 		assertThat(this.orders.handled).containsExactly("o-1");
@@ -390,7 +391,7 @@ class IdempotencyInterceptorTests {
 			public void acknowledge() {
 				steps.add("acknowledge");
 			}
-		}));
+		}, List.of()));
 		orders.onOrder(new OrderPlaced("o-1"));
 		assertThat(steps).containsExactly("fused o-1 in in_memory for " + RETENTION);
 		// This fake's fused step does not touch the store, so the key is still leased: proof that
@@ -416,7 +417,7 @@ class IdempotencyInterceptorTests {
 			public void acknowledge() {
 				steps.add("acknowledge");
 			}
-		}));
+		}, List.of()));
 		orders.onOrder(new OrderPlaced("o-1"));
 		orders.onOrder(new OrderPlaced("o-1"));
 		assertThat(steps).containsExactly("declined", "acknowledge", "acknowledge");
@@ -488,8 +489,8 @@ class IdempotencyInterceptorTests {
 	void batchKeyExpressionSeesTheElementAndItsOwnMessageVariables() {
 		Batches batches = proxy(new Batches(), interceptor(this.inMemoryStore, null));
 		List<DeliveryContext> elements = List.of(
-				new DeliveryContext("m-1", "ns", Map.of("record", "rec-1"), null),
-				new DeliveryContext("m-2", "ns", Map.of("record", "rec-2"), null));
+				new DeliveryContext("m-1", "ns", Map.of("record", "rec-1"), null, List.of()),
+				new DeliveryContext("m-2", "ns", Map.of("record", "rec-2"), null, List.of()));
 		DeliveryContextHolder.set(DeliveryContext.batch("ns", Map.of(), this.acknowledger, elements));
 		batches.byRecord(new ArrayList<>(List.of("p-1", "p-2")));
 		assertThat(this.listener.events).extracting(IdempotencyEvent::key).containsExactly("rec-1/p-1", "rec-2/p-2");
@@ -498,7 +499,7 @@ class IdempotencyInterceptorTests {
 	private void deliverBatch(String... keys) {
 		List<DeliveryContext> elements = new ArrayList<>();
 		for (String key : keys) {
-			elements.add(new DeliveryContext(key, null, Map.of(), null));
+			elements.add(new DeliveryContext(key, null, Map.of(), null, List.of()));
 		}
 		DeliveryContextHolder.set(DeliveryContext.batch(null, Map.of(), this.acknowledger, elements));
 	}
@@ -514,7 +515,7 @@ class IdempotencyInterceptorTests {
 		DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), () -> {
 			rowsSeenByAcknowledgement.add(countCommittedRows("ledger"));
 			acknowledgingThreads.add(Thread.currentThread());
-		}));
+		}, List.of()));
 		ledger.credit("c-1");
 		assertThat(this.ledgerTarget.rowsSeenElsewhereDuringMethod).as("insert is not committed while the method runs")
 			.containsExactly(0);
@@ -634,7 +635,8 @@ class IdempotencyInterceptorTests {
 	@Test
 	void transactionTimeoutFromTheDefaultsIsApplied() {
 		RecordingTransactionManager transactionManager = new RecordingTransactionManager(this.dataSource);
-		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, LEASE, Duration.ofSeconds(30));
+		IdempotencyDefaults defaults = new IdempotencyDefaults(RETENTION, LEASE, Duration.ofSeconds(30), true, null,
+				false);
 		Orders orders = proxy(this.orders, IdempotencyInterceptor
 			.builder(defaults, (name) -> this.inMemoryStore, (store) -> transactionManager)
 			.listeners(() -> List.of(this.listener))
@@ -876,7 +878,7 @@ class IdempotencyInterceptorTests {
 	}
 
 	private void deliver(@Nullable String messageId, @Nullable String namespace) {
-		DeliveryContextHolder.set(new DeliveryContext(messageId, namespace, Map.of(), this.acknowledger));
+		DeliveryContextHolder.set(new DeliveryContext(messageId, namespace, Map.of(), this.acknowledger, List.of()));
 	}
 
 	private static IdempotencyStore mockStore(String name, boolean transactional) {

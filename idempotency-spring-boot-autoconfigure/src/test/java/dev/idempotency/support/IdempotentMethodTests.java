@@ -143,7 +143,7 @@ class IdempotentMethodTests {
 
 	@Test
 	void defaultNamespaceNamesTheListenerByItsIdSoEveryVersionOfTheListenerSharesIt() {
-		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null);
+		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null, List.of());
 		assertThat(of(RecordAckListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:orders");
 		assertThat(of(ManualAckListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:orders");
 		assertThat(of(StreamListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:stream-orders");
@@ -151,7 +151,7 @@ class IdempotentMethodTests {
 
 	@Test
 	void defaultNamespaceOfAListenerWithoutAnIdNamesTheClassAndMethod() {
-		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null);
+		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null, List.of());
 		assertThat(of(UnnamedListener.class, "onOrder").namespaceFor(delivery))
 			.isEqualTo("orders-group:UnnamedListener#onOrder");
 		assertThat(of(UnnamedListener.class, "onOrder").namespaceFor(null)).isEqualTo("UnnamedListener#onOrder");
@@ -159,7 +159,7 @@ class IdempotentMethodTests {
 
 	@Test
 	void defaultNamespaceOfAClassLevelListenerNamesItsId() {
-		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null);
+		DeliveryContext delivery = new DeliveryContext("m-1", "orders-group", Map.of(), null, List.of());
 		assertThat(of(ClassLevelListener.class, "onOrder").namespaceFor(delivery)).isEqualTo("orders-group:handlers");
 	}
 

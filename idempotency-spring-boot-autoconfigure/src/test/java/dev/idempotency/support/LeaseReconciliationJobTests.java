@@ -124,7 +124,7 @@ class LeaseReconciliationJobTests {
 	private LeaseReconciliationJob job(dev.idempotency.core.IdempotencyReconciler reconciler, int batchSize) {
 		return new LeaseReconciliationJob("jdbc", this.claims, reconciler,
 				new LeaseReconciliationJob.Settings(Duration.ofSeconds(30), batchSize, Duration.ofMinutes(1),
-						Duration.ofDays(7)),
+						Duration.ofDays(7), List.of()),
 				() -> List.of(this.listener));
 	}
 

@@ -1,6 +1,7 @@
 package dev.idempotency.support;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -56,7 +57,7 @@ class SpelKeyResolverTests {
 	@Test
 	void deliveryVariablesAreAvailableToTheExpression() {
 		DeliveryContext delivery = new DeliveryContext("m-1", "group", Map.of("record",
-				new ConsumedRecord("orders", 3, 42L), "headers", Map.of("tenant", "acme")), null);
+				new ConsumedRecord("orders", 3, 42L), "headers", Map.of("tenant", "acme")), null, List.of());
 		assertThat(resolve("#record.topic + ':' + #record.partition + ':' + #record.offset", "onOrder", delivery,
 				new OrderPlaced("order-1", 10)))
 			.isEqualTo("orders:3:42");
@@ -151,7 +152,7 @@ class SpelKeyResolverTests {
 
 	@Test
 	void emptyExpressionUsesTheDeliveryMessageId() {
-		DeliveryContext delivery = new DeliveryContext("orders:3:42", null, Map.of(), null);
+		DeliveryContext delivery = new DeliveryContext("orders:3:42", null, Map.of(), null, List.of());
 		assertThat(resolve("", "onOrder", delivery, new OrderPlaced("order-1", 10))).isEqualTo("orders:3:42");
 	}
 
@@ -165,7 +166,7 @@ class SpelKeyResolverTests {
 
 	@Test
 	void emptyExpressionWithADeliveryWithoutMessageIdIsRejected() {
-		DeliveryContext delivery = new DeliveryContext(null, "group", Map.of(), null);
+		DeliveryContext delivery = new DeliveryContext(null, "group", Map.of(), null, List.of());
 		assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
 			.isThrownBy(() -> resolve("", "onOrder", delivery, new OrderPlaced("order-1", 10)))
 			.withMessageContaining("null");

@@ -34,7 +34,7 @@ class TransactionManagerSelectorMariaDbIntegrationTests {
 	private final HikariDataSource dataSource = TestDatabases.mariaDb();
 
 	private final JdbcIdempotencyStore store = new JdbcIdempotencyStore(new JdbcTemplate(this.dataSource),
-			JdbcIdempotencyDialect.MARIADB, "idempotency_record", Clock.systemUTC());
+			JdbcIdempotencyDialect.MARIADB, "idempotency_record", Clock.systemUTC(), null);
 
 	@AfterAll
 	void close() {

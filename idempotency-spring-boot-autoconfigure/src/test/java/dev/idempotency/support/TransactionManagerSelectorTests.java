@@ -47,7 +47,7 @@ class TransactionManagerSelectorTests {
 
 	private JdbcIdempotencyStore store(JdbcIdempotencyDialect dialect) {
 		return new JdbcIdempotencyStore(new JdbcTemplate(this.dataSource), dialect, "idempotency_record",
-				Clock.systemUTC());
+				Clock.systemUTC(), null);
 	}
 
 	private TransactionManagerSelector selector() {

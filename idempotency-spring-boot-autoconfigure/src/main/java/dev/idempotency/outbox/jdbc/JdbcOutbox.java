@@ -43,7 +43,10 @@ public class JdbcOutbox implements Outbox {
 	 * Creates an outbox that wakes no relay and stores no trace context.
 	 * @param repository the outbox table
 	 * @param jsonMapper serializes payloads
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #JdbcOutbox(JdbcOutboxRepository, JsonMapper,
+	 * Runnable, TraceContextCapture)} with a no-op {@code Runnable} and {@link TraceContextCapture#NONE}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public JdbcOutbox(JdbcOutboxRepository repository, JsonMapper jsonMapper) {
 		this(repository, jsonMapper, () -> {
 		}, TraceContextCapture.NONE);

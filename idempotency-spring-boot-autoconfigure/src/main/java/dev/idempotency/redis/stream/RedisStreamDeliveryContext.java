@@ -1,6 +1,7 @@
 package dev.idempotency.redis.stream;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
@@ -42,7 +43,7 @@ final class RedisStreamDeliveryContext {
 			// The publisher's trace context, for a listener that continues the trace itself.
 			variables.put(MessageFields.TRACEPARENT, traceparent);
 		}
-		return new DeliveryContext(messageId(record), group, variables, acknowledger);
+		return new DeliveryContext(messageId(record), group, variables, acknowledger, List.of());
 	}
 
 	/**

@@ -110,7 +110,11 @@ public class RedisStreamListenerContainer {
 	 * {@code null} when none is available
 	 * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s,
 	 * about claims, trimmed entries and group recreations
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link
+	 * #RedisStreamListenerContainer(RedisStreamListenerEndpoint, RedisStreamSettings, RedisConnectionFactory,
+	 * RedisStreamPayloadConverter, Supplier, FailClosedCircuits)} with {@code null} circuits
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public RedisStreamListenerContainer(RedisStreamListenerEndpoint endpoint, RedisStreamSettings settings,
 			RedisConnectionFactory connectionFactory, @Nullable RedisStreamPayloadConverter payloadConverter,
 			Supplier<List<DeliveryListener>> listeners) {

@@ -51,7 +51,11 @@ public class RedisStreamListenerRegistry implements SmartLifecycle {
 	 * @param payloadConverter converts JSON payloads, or {@code null}
 	 * @param listeners told about dead letters and, those that are {@link StreamConsumerListener}s,
 	 * about claims, trimmed entries, group recreations and gauges
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link
+	 * #RedisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor, RedisConnectionFactory,
+	 * RedisStreamSettings, RedisStreamPayloadConverter, Supplier, FailClosedCircuits)} with {@code null} circuits
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public RedisStreamListenerRegistry(RedisStreamListenerAnnotationBeanPostProcessor endpoints,
 			RedisConnectionFactory connectionFactory, RedisStreamSettings settings,
 			@Nullable RedisStreamPayloadConverter payloadConverter, Supplier<List<DeliveryListener>> listeners) {

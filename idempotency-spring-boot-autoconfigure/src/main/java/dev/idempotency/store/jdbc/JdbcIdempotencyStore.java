@@ -121,7 +121,10 @@ public class JdbcIdempotencyStore
 	 * @param dialect the database's dialect
 	 * @param tableName the dedup table, a plain SQL identifier
 	 * @param clock the clock for created/expiry timestamps
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #JdbcIdempotencyStore(JdbcTemplate,
+	 * JdbcIdempotencyDialect, String, Clock, JdbcLeasedIdempotencyStore)} with {@code null}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public JdbcIdempotencyStore(JdbcTemplate jdbc, JdbcIdempotencyDialect dialect, String tableName, Clock clock) {
 		this(jdbc, dialect, tableName, clock, null);
 	}

@@ -107,7 +107,10 @@ public class JdbcLeasedIdempotencyStore implements IdempotencyStore, UnfinishedC
 	 * @param clock the clock for leases and retention
 	 * @param takeOverEndedLeases whether a claim takes over a claim whose lease ended; {@code false}
 	 * when a reconciler decides those (they stay {@code IN_PROGRESS} until it has)
+	 * @deprecated since 0.2.0, for removal in 0.3.0: use {@link #JdbcLeasedIdempotencyStore(DataSource,
+	 * JdbcIdempotencyDialect, String, Clock, boolean, Collection)} with {@code List.of()}
 	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public JdbcLeasedIdempotencyStore(DataSource dataSource, JdbcIdempotencyDialect dialect, String tableName,
 			Clock clock, boolean takeOverEndedLeases) {
 		this(dataSource, dialect, tableName, clock, takeOverEndedLeases, List.of());

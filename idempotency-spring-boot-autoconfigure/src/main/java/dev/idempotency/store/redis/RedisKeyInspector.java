@@ -76,7 +76,7 @@ final class RedisKeyInspector implements IdempotencyKeyInspector {
 		return new KeyRecord(key.digestedBeyond(RedisIdempotencyStore.MAX_KEY_LENGTH),
 				processing ? KeyRecord.Status.PROCESSING : KeyRecord.Status.COMPLETED, null, expiresAt, processing,
 				processing ? expiresAt : null, null, Long.valueOf(1).equals(fields.get(2)),
-				Long.valueOf(1).equals(fields.get(3)));
+				Long.valueOf(1).equals(fields.get(3)), null, null);
 	}
 
 	/**

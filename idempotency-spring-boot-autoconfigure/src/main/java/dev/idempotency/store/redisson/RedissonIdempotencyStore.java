@@ -287,7 +287,7 @@ public class RedissonIdempotencyStore implements IdempotencyStore, IdempotencyKe
 		boolean processing = value != null && value.startsWith(PROCESSING);
 		return new KeyRecord(key.digestedBeyond(RedissonNames.MAX_KEY_LENGTH),
 				processing ? KeyRecord.Status.PROCESSING : KeyRecord.Status.COMPLETED, null, expiresAt, processing,
-				processing ? expiresAt : null, null, number(fields, 2) == 1, number(fields, 3) == 1);
+				processing ? expiresAt : null, null, number(fields, 2) == 1, number(fields, 3) == 1, null, null);
 	}
 
 	/** An integer reply, or -1 when absent. */

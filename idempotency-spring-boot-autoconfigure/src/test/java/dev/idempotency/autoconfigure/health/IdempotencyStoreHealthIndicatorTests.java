@@ -110,7 +110,7 @@ class IdempotencyStoreHealthIndicatorTests {
 
 	private JdbcIdempotencyStore jdbcStore() {
 		return new JdbcIdempotencyStore(new JdbcTemplate(this.dataSource), JdbcIdempotencyDialect.GENERIC,
-				"idempotency_record", Clock.systemUTC());
+				"idempotency_record", Clock.systemUTC(), null);
 	}
 
 }

@@ -180,7 +180,8 @@ class IdempotencyKafkaAutoConfigurationTests {
 			.withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:" + closedPort(),
 					"idempotency.kafka.retention-check=fail", "idempotency.kafka.retention-check-timeout=300ms")
 			.run((context) -> assertThat(context).hasNotFailed());
-		assertThat(System.nanoTime() - start).as("start-up time in ns").isLessThan(5_000_000_000L);
+		// Far below the Admin client's own 60 s default, far above a start-up on a loaded machine.
+		assertThat(System.nanoTime() - start).as("start-up time in ns").isLessThan(15_000_000_000L);
 		assertThat(output).contains("Retention check could not run").contains("[orders]");
 	}
 

@@ -87,7 +87,8 @@ class RedisStreamOwnPendingIntegrationTests {
 				this.consumer, 1, listener, ReflectionUtils.findMethod(SlowListener.class, "onEntry", String.class));
 		RedisStreamSettings settings = new RedisStreamSettings(1, 1, Duration.ofMillis(200), Duration.ofMillis(200),
 				Duration.ofMillis(20), 2, ".dlq", Duration.ofMillis(100), "payload");
-		this.container = new RedisStreamListenerContainer(endpoint, settings, this.connectionFactory, null, List::of);
+		this.container = new RedisStreamListenerContainer(endpoint, settings, this.connectionFactory, null, List::of,
+				null);
 		this.container.start();
 
 		await().atMost(20, TimeUnit.SECONDS)

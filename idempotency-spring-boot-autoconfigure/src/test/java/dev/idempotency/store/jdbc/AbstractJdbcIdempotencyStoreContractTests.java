@@ -86,7 +86,7 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		this.store = new JdbcIdempotencyStore(this.jdbc, JdbcIdempotencyDialect.detect(this.dataSource),
-				"idempotency_record", this.clock);
+				"idempotency_record", this.clock, null);
 	}
 
 	@AfterAll
@@ -430,7 +430,7 @@ abstract class AbstractJdbcIdempotencyStoreContractTests extends AbstractIdempot
 	void tableNameMustBeAPlainIdentifier() {
 		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
 			.isThrownBy(() -> new JdbcIdempotencyStore(this.jdbc, expectedDialect(), "records; DROP TABLE x",
-					this.clock));
+					this.clock, null));
 	}
 
 	private static void await(CountDownLatch latch) {

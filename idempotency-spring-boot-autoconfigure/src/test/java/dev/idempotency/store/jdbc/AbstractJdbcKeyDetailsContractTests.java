@@ -1,6 +1,7 @@
 package dev.idempotency.store.jdbc;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -76,7 +77,8 @@ abstract class AbstractJdbcKeyDetailsContractTests {
 	class Transactional extends AbstractKeyDetailsContractTests {
 
 		private final JdbcIdempotencyStore store = new JdbcIdempotencyStore(AbstractJdbcKeyDetailsContractTests.this.jdbc,
-				AbstractJdbcKeyDetailsContractTests.this.dialect, TABLE, AbstractJdbcKeyDetailsContractTests.this.clock);
+				AbstractJdbcKeyDetailsContractTests.this.dialect, TABLE,
+				AbstractJdbcKeyDetailsContractTests.this.clock, null);
 
 		@Override
 		protected IdempotencyStore store() {
@@ -126,7 +128,7 @@ abstract class AbstractJdbcKeyDetailsContractTests {
 
 		private final JdbcLeasedIdempotencyStore store = new JdbcLeasedIdempotencyStore(
 				AbstractJdbcKeyDetailsContractTests.this.dataSource, AbstractJdbcKeyDetailsContractTests.this.dialect,
-				TABLE, AbstractJdbcKeyDetailsContractTests.this.clock, true);
+				TABLE, AbstractJdbcKeyDetailsContractTests.this.clock, true, List.of());
 
 		@Override
 		protected IdempotencyStore store() {

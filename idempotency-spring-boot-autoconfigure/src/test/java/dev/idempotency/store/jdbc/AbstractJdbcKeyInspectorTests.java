@@ -3,6 +3,7 @@ package dev.idempotency.store.jdbc;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -65,7 +66,7 @@ abstract class AbstractJdbcKeyInspectorTests {
 		this.dataSource = createDataSource();
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		JdbcIdempotencyDialect dialect = JdbcIdempotencyDialect.detect(this.dataSource);
-		this.leased = new JdbcLeasedIdempotencyStore(this.dataSource, dialect, TABLE, this.clock, true);
+		this.leased = new JdbcLeasedIdempotencyStore(this.dataSource, dialect, TABLE, this.clock, true, List.of());
 		this.store = new JdbcIdempotencyStore(new JdbcTemplate(this.dataSource), dialect, TABLE, this.clock,
 				this.leased);
 	}

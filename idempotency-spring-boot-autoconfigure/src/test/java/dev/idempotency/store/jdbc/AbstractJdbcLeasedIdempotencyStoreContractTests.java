@@ -98,7 +98,8 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 	}
 
 	private JdbcLeasedIdempotencyStore leasedStore(boolean takeOverEndedLeases) {
-		return new JdbcLeasedIdempotencyStore(this.dataSource, this.dialect, TABLE, this.clock, takeOverEndedLeases);
+		return new JdbcLeasedIdempotencyStore(this.dataSource, this.dialect, TABLE, this.clock, takeOverEndedLeases,
+				List.of());
 	}
 
 	@Override
@@ -160,7 +161,7 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 	void transactionalStoreReturnsTheLeasedStoreItWasGiven() {
 		assertThat(new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock, this.store).leased())
 			.isSameAs(this.store);
-		assertThat(new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock).leased()).isNull();
+		assertThat(new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock, null).leased()).isNull();
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new JdbcIdempotencyStore(this.jdbc, this.dialect, "other_record", this.clock, this.store));
 	}
@@ -654,7 +655,7 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 	void probeNamesTheUpgradeScriptWhenTheTableLacksTheLeasedColumnsAndTheScriptAddsThem() {
 		this.jdbc.execute("ALTER TABLE " + TABLE + " DROP COLUMN owner_token");
 		this.jdbc.execute("ALTER TABLE " + TABLE + " DROP COLUMN attempts");
-		JdbcIdempotencyStore transactional = new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock);
+		JdbcIdempotencyStore transactional = new JdbcIdempotencyStore(this.jdbc, this.dialect, TABLE, this.clock, null);
 		transactional.probe();
 		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(this.store::probe)
 			.withMessageContaining("schema-upgrade-0.2-");
@@ -681,7 +682,7 @@ abstract class AbstractJdbcLeasedIdempotencyStoreContractTests extends AbstractI
 	void tableNameMustBeAPlainIdentifier() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new JdbcLeasedIdempotencyStore(this.dataSource, this.dialect, "records; DROP TABLE x",
-					this.clock, true));
+					this.clock, true, List.of()));
 	}
 
 	/** Stands in for a transaction manager of another resource, such as Kafka's. */

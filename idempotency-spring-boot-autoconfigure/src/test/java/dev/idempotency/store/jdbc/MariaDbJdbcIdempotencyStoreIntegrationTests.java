@@ -91,7 +91,7 @@ class MariaDbJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempotenc
 						INDEX idempotency_record_v1_expires_at_idx (expires_at)
 					) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""");
 			JdbcIdempotencyStore old = new JdbcIdempotencyStore(jdbc, JdbcIdempotencyDialect.MARIADB,
-					"idempotency_record_v1", this.clock);
+					"idempotency_record_v1", this.clock, null);
 			claim(old, key("M-1"));
 			claim(old, key("M-2 "));
 			assertThat(claim(old, key("M-1 "))).as("the PAD SPACE table merges 'M-1 ' into 'M-1'")

@@ -87,7 +87,8 @@ class PostgresJdbcIdempotencyStoreIntegrationTests extends AbstractJdbcIdempoten
 		jdbc().execute("CREATE TABLE " + table + " (LIKE idempotency_record INCLUDING ALL) WITH (autovacuum_enabled = false)");
 		jdbc().update("INSERT INTO " + table + " (namespace, idempotency_key, status, created_at, expires_at)"
 				+ " SELECT 'orders', 'old-' || g, 'COMPLETED', now(), now() + interval '1 day' FROM generate_series(1, 30000) g");
-		JdbcIdempotencyStore store = new JdbcIdempotencyStore(jdbc(), JdbcIdempotencyDialect.POSTGRESQL, table, this.clock);
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(jdbc(), JdbcIdempotencyDialect.POSTGRESQL, table,
+				this.clock, null);
 		List<IdempotencyKey> keys = new ArrayList<>();
 		for (int i = 0; i < 200; i++) {
 			keys.add(new IdempotencyKey("orders", (i % 10 == 0) ? "old-" + (i + 1) : "new-" + i));

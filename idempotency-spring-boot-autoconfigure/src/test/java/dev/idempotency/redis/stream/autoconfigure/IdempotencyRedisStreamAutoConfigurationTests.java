@@ -67,7 +67,7 @@ class IdempotencyRedisStreamAutoConfigurationTests {
 							mock(RedisConnectionFactory.class),
 							new RedisStreamSettings(1, 1, Duration.ofSeconds(1), Duration.ofSeconds(1),
 									Duration.ofSeconds(1), 1, ".dlq", Duration.ofSeconds(1), "payload"),
-							null, List::of))
+							null, List::of, null))
 			.run((context) -> assertThat(context).hasSingleBean(RedisStreamListenerRegistry.class)
 				.hasBean("myRegistry"));
 	}

@@ -33,7 +33,7 @@ class IdempotencyStreamsHealthIndicatorTests {
 
 	private final IdempotencyStreamsHealthIndicator indicator = new IdempotencyStreamsHealthIndicator(
 			new RedisStreamListenerRegistry(new RedisStreamListenerAnnotationBeanPostProcessor(),
-					mock(RedisConnectionFactory.class), SETTINGS, null, List::of) {
+					mock(RedisConnectionFactory.class), SETTINGS, null, List::of, null) {
 
 				@Override
 				public Collection<RedisStreamListenerContainer> getListenerContainers() {
@@ -137,7 +137,7 @@ class IdempotencyStreamsHealthIndicatorTests {
 		private volatile int active;
 
 		SettableContainer() {
-			super(endpoint(), SETTINGS, mock(RedisConnectionFactory.class), null, List::of);
+			super(endpoint(), SETTINGS, mock(RedisConnectionFactory.class), null, List::of, null);
 		}
 
 		void set(boolean running, int active) {
