@@ -129,9 +129,21 @@ public final class FailClosedCircuit {
 	 * the message); resumes the listener if it was paused.
 	 */
 	public void close() {
+		close(Long.MAX_VALUE);
+	}
+
+	/**
+	 * Records that a delivery attempt that started at {@code attemptStartedAt} got through; resumes
+	 * the listener only if the attempt started after the listener paused. An attempt already running
+	 * when another consumer's delivery opened the circuit may have got through just before the
+	 * outage began: it says nothing about the infrastructure now, and closing on it would resume the
+	 * listener into the outage and count a second pause.
+	 * @param attemptStartedAt {@link System#nanoTime()} when the attempt started
+	 */
+	public void close(long attemptStartedAt) {
 		Duration paused;
 		synchronized (this.monitor) {
-			if (!this.open) {
+			if (!this.open || attemptStartedAt - this.openedAt < 0) {
 				return;
 			}
 			this.open = false;

@@ -54,6 +54,19 @@ class FailClosedCircuitTests {
 	}
 
 	@Test
+	void anAttemptThatStartedBeforeThePauseDoesNotResumeTheListener() {
+		FailClosedCircuit circuit = this.circuits.circuit("orders");
+		long startedBeforeTheOutage = System.nanoTime();
+		circuit.open(new IllegalStateException("down"));
+		// Another consumer's attempt, running when the outage began, committed just before the cut.
+		circuit.close(startedBeforeTheOutage);
+		assertThat(circuit.isOpen()).as("open after an attempt from before the pause").isTrue();
+		circuit.close(System.nanoTime());
+		assertThat(circuit.isOpen()).as("open after an attempt from after the pause").isFalse();
+		assertThat(this.events).containsExactly("paused orders down", "resumed orders");
+	}
+
+	@Test
 	void eachListenerHasItsOwnCircuit() {
 		this.circuits.circuit("a").open(new IllegalStateException("down"));
 		assertThat(this.circuits.circuit("a")).isSameAs(this.circuits.circuit("a"));

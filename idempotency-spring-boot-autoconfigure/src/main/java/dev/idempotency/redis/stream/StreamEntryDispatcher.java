@@ -97,15 +97,16 @@ final class StreamEntryDispatcher {
 			return;
 		}
 		while (true) {
+			long attemptStartedAt = System.nanoTime();
 			Throwable failure = invoke(record, argument, acks);
 			if (failure == null) {
-				this.failClosed.delivered();
+				this.failClosed.delivered(attemptStartedAt);
 				this.failures.succeeded(record.getId().getValue());
 				return;
 			}
 			flushQuietly(acks);
 			if (!this.failClosed.pausesOn(failure)) {
-				this.failClosed.delivered();
+				this.failClosed.delivered(attemptStartedAt);
 				this.failures.failed(record, consumer, deliveryCount, failure);
 				return;
 			}

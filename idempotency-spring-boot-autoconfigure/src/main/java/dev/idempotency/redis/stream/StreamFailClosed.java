@@ -139,10 +139,14 @@ final class StreamFailClosed {
 		return this.circuits != null && this.circuits.isInfrastructure(failure);
 	}
 
-	/** Records that a delivery got through (it succeeded, or failed because of the message). */
-	void delivered() {
+	/**
+	 * Records that a delivery got through (it succeeded, or failed because of the message).
+	 * @param attemptStartedAt {@link System#nanoTime()} when the attempt started: one that started
+	 * before the listener paused does not resume it
+	 */
+	void delivered(long attemptStartedAt) {
 		if (this.circuit != null) {
-			this.circuit.close();
+			this.circuit.close(attemptStartedAt);
 		}
 	}
 
