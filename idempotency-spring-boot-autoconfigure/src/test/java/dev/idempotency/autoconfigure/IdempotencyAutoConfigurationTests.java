@@ -90,8 +90,9 @@ class IdempotencyAutoConfigurationTests {
 	@Test
 	void schemaIsNotCreatedWhenInitializeSchemaIsNever() {
 		this.jdbcContextRunner
-			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.fail-closed.probe-interval=50ms",
-					"idempotency.fail-closed.max-wait=200ms")
+			// A table that is missing on purpose: the schema check would stop start-up.
+			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.jdbc.schema-check=off",
+					"idempotency.fail-closed.probe-interval=50ms", "idempotency.fail-closed.max-wait=200ms")
 			.run((context) -> {
 			assertThat(context).hasSingleBean(JdbcIdempotencyStore.class)
 				.doesNotHaveBean(IdempotencyJdbcDataSourceScriptDatabaseInitializer.class);
@@ -450,8 +451,9 @@ class IdempotencyAutoConfigurationTests {
 	@Test
 	void probeOfAStoreWithoutItsTableFails() {
 		this.jdbcContextRunner
-			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.fail-closed.probe-interval=50ms",
-					"idempotency.fail-closed.max-wait=200ms")
+			// A table that is missing on purpose: the schema check would stop start-up.
+			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.jdbc.schema-check=off",
+					"idempotency.fail-closed.probe-interval=50ms", "idempotency.fail-closed.max-wait=200ms")
 			.run((context) -> {
 				FailClosedCircuit circuit = context.getBean(FailClosedCircuits.class).circuit("orders");
 				circuit.open(new IllegalStateException("database down"));

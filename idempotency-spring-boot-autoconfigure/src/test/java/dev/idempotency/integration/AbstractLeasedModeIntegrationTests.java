@@ -169,6 +169,8 @@ abstract class AbstractLeasedModeIntegrationTests {
 	private ConfigurableApplicationContext start(boolean withReconciler) {
 		List<String> properties = new ArrayList<>(List.of(dataSourceProperties()));
 		properties.add("idempotency.jdbc.initialize-schema=never");
+		// The table is created again below, once the context runs.
+		properties.add("idempotency.jdbc.schema-check=off");
 		properties.add("idempotency.jdbc.purge.enabled=false");
 		properties.add("idempotency.reconciler.interval=1h");
 		properties.add("it.reconciler=" + withReconciler);

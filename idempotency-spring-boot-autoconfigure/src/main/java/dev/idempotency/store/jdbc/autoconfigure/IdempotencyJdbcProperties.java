@@ -25,6 +25,14 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 	 */
 	private String tableName = "idempotency_record";
 
+	/**
+	 * What start-up does when the dedup table differs from the shipped schema (missing table,
+	 * column, unique key or index, or on MySQL and MariaDB a key collation that merges distinct
+	 * keys): "fail" stops start-up and names the statement that fixes each difference, "warn" logs
+	 * them, "off" does not look.
+	 */
+	private SchemaCheck schemaCheck = SchemaCheck.FAIL;
+
 	@NestedConfigurationProperty
 	private final IdempotencyPurgeProperties purge = new IdempotencyPurgeProperties();
 
@@ -41,6 +49,14 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 		this.tableName = tableName;
 	}
 
+	public SchemaCheck getSchemaCheck() {
+		return this.schemaCheck;
+	}
+
+	public void setSchemaCheck(SchemaCheck schemaCheck) {
+		this.schemaCheck = schemaCheck;
+	}
+
 	public IdempotencyPurgeProperties getPurge() {
 		return this.purge;
 	}
@@ -48,6 +64,24 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 	@Override
 	public String getDefaultSchemaLocation() {
 		return DEFAULT_SCHEMA_LOCATION;
+	}
+
+	/**
+	 * What start-up does with differences between the dedup table and the shipped schema.
+	 *
+	 * @since 0.2.0
+	 */
+	public enum SchemaCheck {
+
+		/** Stop start-up, naming each difference and the statement that fixes it. */
+		FAIL,
+
+		/** Log each difference and the statement that fixes it as a warning. */
+		WARN,
+
+		/** Do not look at the table. */
+		OFF
+
 	}
 
 }

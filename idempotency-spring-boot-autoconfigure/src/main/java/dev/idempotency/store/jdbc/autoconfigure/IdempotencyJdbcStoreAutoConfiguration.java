@@ -75,6 +75,11 @@ public final class IdempotencyJdbcStoreAutoConfiguration {
 	}
 
 	@Bean
+	JdbcSchemaVerifier idempotencyJdbcSchemaVerifier(JdbcIdempotencyStore store, IdempotencyJdbcProperties properties) {
+		return new JdbcSchemaVerifier(store, properties.getSchemaCheck());
+	}
+
+	@Bean
 	MySqlConnectionAdvisory idempotencyMySqlConnectionAdvisory(JdbcIdempotencyStore store,
 			ObjectProvider<IdempotencyTransactionManagerResolver> transactionManagers) {
 		return new MySqlConnectionAdvisory(store, transactionManagers);
