@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.NonRetryableIdempotencyException;
@@ -17,6 +18,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -31,6 +33,8 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ChannelListener;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -118,6 +122,12 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		this.jdbc.execute("DROP TABLE IF EXISTS " + this.ledger);
 		this.jdbc.update("DELETE FROM idempotency_record WHERE namespace LIKE ?", this.run + "%");
 		this.context.close();
+	}
+
+	/** A second acknowledgement of a delivery makes the broker close the channel: none may happen. */
+	@AfterEach
+	void noChannelWasClosedByTheBroker() {
+		assertThat(this.context.getBean(ChannelErrors.class).count()).as("channels closed by the broker").isZero();
 	}
 
 	@Test
@@ -298,6 +308,13 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		}
 
 		@Bean
+		ChannelErrors channelErrors(CachingConnectionFactory connectionFactory) {
+			ChannelErrors errors = new ChannelErrors();
+			connectionFactory.addChannelListener(errors);
+			return errors;
+		}
+
+		@Bean
 		MessageConverter jsonMessageConverter() {
 			return new JacksonJsonMessageConverter();
 		}
@@ -322,6 +339,28 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		OrderListener orderListener(JdbcTemplate jdbc, @Value("${it.ledger}") String ledger) {
 			jdbc.execute("CREATE TABLE " + ledger + " (order_id VARCHAR(128) NOT NULL, points INT NOT NULL)");
 			return new OrderListener(jdbc, ledger);
+		}
+
+	}
+
+	/** Counts the channels the broker closed (a channel error), not those the application closed. */
+	static class ChannelErrors implements ChannelListener {
+
+		private final AtomicInteger count = new AtomicInteger();
+
+		@Override
+		public void onCreate(com.rabbitmq.client.Channel channel, boolean transactional) {
+		}
+
+		@Override
+		public void onShutDown(ShutdownSignalException signal) {
+			if (!signal.isInitiatedByApplication()) {
+				this.count.incrementAndGet();
+			}
+		}
+
+		int count() {
+			return this.count.get();
 		}
 
 	}
