@@ -97,6 +97,10 @@ class RabbitDatabaseOutageIntegrationTests {
 		this.direct.close();
 	}
 
+	/**
+	 * Fails if an outage counts as the message's failure: {@link #withFailClosedOffADatabaseOutageDeadLettersValidMessages}
+	 * shows what happens then.
+	 */
 	@Test
 	void databaseOutagePausesTheListenerAndEveryOrderIsAppliedOnceOnlyThePoisonIsDeadLettered() throws Exception {
 		start();
@@ -133,7 +137,25 @@ class RabbitDatabaseOutageIntegrationTests {
 		await().atMost(10, TimeUnit.SECONDS).until(() -> paused(meters) == 0);
 	}
 
-	private void start() {
+	@Test
+	void withFailClosedOffADatabaseOutageDeadLettersValidMessages() throws Exception {
+		start("idempotency.fail-closed.enabled=false");
+		sendOrders(0, 30);
+		await().atMost(30, TimeUnit.SECONDS).until(() -> applied() >= 10);
+		long cutAt = System.nanoTime();
+		this.postgres.cut();
+		sendOrders(30, 60);
+		sleepUntil(cutAt + OUTAGE.toNanos());
+		this.postgres.restore();
+		await().atMost(60, TimeUnit.SECONDS)
+			.until(() -> RabbitTestSupport.ready(this.context.getBean(RabbitAdmin.class), this.queue) == 0);
+		int deadLettered = deadLetters().size();
+		System.out.printf("[rabbit fail-closed off] %d valid messages dead-lettered by a %d ms database outage; "
+				+ "%d of 60 orders applied%n", deadLettered, OUTAGE.toMillis(), applied());
+		assertThat(deadLettered).as("valid messages dead-lettered").isPositive();
+	}
+
+	private void start(String... extra) {
 		URI uri = URI.create(this.direct.getJdbcUrl().substring("jdbc:".length()));
 		String proxied = "jdbc:postgresql://127.0.0.1:" + this.postgres.port() + uri.getPath()
 				+ "?socketTimeout=5&connectTimeout=2";
@@ -145,6 +167,7 @@ class RabbitDatabaseOutageIntegrationTests {
 				"idempotency.jdbc.purge.enabled=false", "idempotency.fail-closed.probe-interval=500ms",
 				"idempotency.rabbit.retry.initial-interval=100ms", "idempotency.rabbit.retry.max-attempts=3",
 				"it.queue=" + this.queue, "it.dlx=" + this.run + ".dlx", "it.ledger=" + this.ledger));
+		properties.addAll(List.of(extra));
 		this.context = new SpringApplicationBuilder(OutageApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))
 			.run();
