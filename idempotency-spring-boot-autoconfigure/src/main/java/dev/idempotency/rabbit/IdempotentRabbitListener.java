@@ -127,7 +127,8 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
 			}
 			Duration backOff = this.policy.backOffAfter(attempt);
 			logger.warn("Message " + describe(message) + " failed (attempt " + attempt + " of " + attempts
-					+ "); retried in " + backOff.toMillis() + " ms: " + NestedExceptionUtils.getMostSpecificCause(failure));
+					+ "); retried in " + backOff.toMillis() + " ms: "
+					+ NestedExceptionUtils.getMostSpecificCause(failure));
 			if (!pause(backOff, acknowledger)) {
 				acknowledger.requeue();
 				return;

@@ -65,7 +65,8 @@ class ArchitectureTests {
 
 	/** Adapters: each store, each transport, the outbox, the meters, the filters and the guards. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
-			ROOT + ".rabbit..", ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..", GUARD };
+			ROOT + ".rabbit..", ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..",
+			GUARD };
 
 	/**
 	 * The technology trees: each owns its code and, in its {@code autoconfigure} sub-package, its

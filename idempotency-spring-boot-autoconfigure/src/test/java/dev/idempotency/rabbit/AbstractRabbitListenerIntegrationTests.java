@@ -222,7 +222,8 @@ abstract class AbstractRabbitListenerIntegrationTests {
 			.containsEntry(RabbitDeadLetterHeaders.EXCEPTION_TYPE, InvalidIdempotencyKeyException.class.getName())
 			.containsEntry(RabbitDeadLetterHeaders.REASON, "not-retryable")
 			.containsEntry(RabbitDeadLetterHeaders.ATTEMPTS, 1);
-		assertThat((String) deadLetter.getMessageProperties().getHeaders().get(RabbitDeadLetterHeaders.EXCEPTION_MESSAGE))
+		Map<String, Object> headers = deadLetter.getMessageProperties().getHeaders();
+		assertThat((String) headers.get(RabbitDeadLetterHeaders.EXCEPTION_MESSAGE))
 			.contains("#order.noSuchMethod()");
 	}
 
@@ -326,7 +327,10 @@ abstract class AbstractRabbitListenerIntegrationTests {
 			Queue ordersQueue = QueueBuilder.durable(orders).quorum().deadLetterExchange(dlx)
 				.deadLetterRoutingKey(orders)
 				.build();
-			Queue keyedQueue = QueueBuilder.nonDurable(keyed).deadLetterExchange(dlx).deadLetterRoutingKey(keyed).build();
+			Queue keyedQueue = QueueBuilder.nonDurable(keyed)
+				.deadLetterExchange(dlx)
+				.deadLetterRoutingKey(keyed)
+				.build();
 			Queue ordersDlq = QueueBuilder.nonDurable(orders + ".dlq").build();
 			Queue keyedDlq = QueueBuilder.nonDurable(keyed + ".dlq").build();
 			Binding ordersBinding = BindingBuilder.bind(ordersDlq).to(deadLetterExchange).with(orders);
@@ -405,7 +409,8 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		@RabbitListener(id = "orders", queues = "${it.orders}", concurrency = "4")
 		@Idempotent
 		public void onOrder(Order order, Channel channel) {
-			int attempt = this.invocations.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger()).incrementAndGet();
+			int attempt = this.invocations.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger())
+				.incrementAndGet();
 			this.threads.put(Thread.currentThread().getName(), Boolean.TRUE);
 			String id = order.orderId();
 			if (id.startsWith("poison-")) {

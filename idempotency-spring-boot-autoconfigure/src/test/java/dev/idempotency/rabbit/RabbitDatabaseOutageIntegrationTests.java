@@ -98,8 +98,8 @@ class RabbitDatabaseOutageIntegrationTests {
 	}
 
 	/**
-	 * Fails if an outage counts as the message's failure: {@link #withFailClosedOffADatabaseOutageDeadLettersValidMessages}
-	 * shows what happens then.
+	 * Fails if an outage counts as the message's failure:
+	 * {@link #withFailClosedOffADatabaseOutageDeadLettersValidMessages} shows what happens then.
 	 */
 	@Test
 	void databaseOutagePausesTheListenerAndEveryOrderIsAppliedOnceOnlyThePoisonIsDeadLettered() throws Exception {
@@ -196,7 +196,9 @@ class RabbitDatabaseOutageIntegrationTests {
 	}
 
 	private static double paused(MeterRegistry meters) {
-		var gauge = meters.find(IdempotencyMeters.LISTENER_PAUSED).tag(IdempotencyMeters.LISTENER_TAG, "outage").gauge();
+		var gauge = meters.find(IdempotencyMeters.LISTENER_PAUSED)
+			.tag(IdempotencyMeters.LISTENER_TAG, "outage")
+			.gauge();
 		return (gauge != null) ? gauge.value() : 0;
 	}
 

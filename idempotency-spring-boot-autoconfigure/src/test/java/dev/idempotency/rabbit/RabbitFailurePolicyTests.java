@@ -48,8 +48,8 @@ class RabbitFailurePolicyTests {
 		assertThat(this.policy.notRetryableReason(
 				new ListenerExecutionFailedException("failed", new MessageConversionException("unreadable"))))
 			.isEqualTo("bad-input");
-		assertThat(this.policy
-			.notRetryableReason(new ListenerExecutionFailedException("failed", new InvalidIdempotencyKeyException("no key"))))
+		assertThat(this.policy.notRetryableReason(
+				new ListenerExecutionFailedException("failed", new InvalidIdempotencyKeyException("no key"))))
 			.isEqualTo("not-retryable");
 		assertThat(this.policy.notRetryableReason(new IllegalStateException("business"))).isNull();
 	}
