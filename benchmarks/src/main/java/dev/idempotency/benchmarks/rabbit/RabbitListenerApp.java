@@ -6,8 +6,8 @@ import dev.idempotency.benchmarks.support.BootApps;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.LedgerTables;
 
+import org.springframework.amqp.core.MessageListenerContainer;
 import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;

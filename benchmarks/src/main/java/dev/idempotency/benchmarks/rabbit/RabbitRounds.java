@@ -16,6 +16,7 @@ import dev.idempotency.benchmarks.support.ThreadCost;
 import dev.idempotency.benchmarks.support.Waits;
 
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -64,7 +65,10 @@ final class RabbitRounds implements AutoCloseable {
 
 	/** The listener application of that name, with its own queue. */
 	RabbitListenerApp create(String name, int concurrency) {
-		return new RabbitListenerApp(name, concurrency, this.runId, this.tables.database());
+		RabbitListenerApp app = new RabbitListenerApp(name, concurrency, this.runId, this.tables.database());
+		// Declared now: the application's own declaration waits for its first connection.
+		this.rabbitAdmin.declareQueue(new Queue(app.queue(), true));
+		return app;
 	}
 
 	InterleavedRounds.Result run(RabbitListenerApp variant, int round) {
