@@ -46,7 +46,8 @@ final class RabbitListenerApp implements AutoCloseable {
 		this.listenerId = "bench-" + name + "-c" + concurrency;
 		Class<?> listener = switch (name) {
 			case "hand" -> HandRabbitListener.class;
-			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use hand");
+			case "starter" -> StarterRabbitListener.class;
+			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use hand or starter");
 		};
 		// Spring Boot's default pool and container settings (prefetch 250), the database's default
 		// isolation: the configuration a user gets without tuning.
