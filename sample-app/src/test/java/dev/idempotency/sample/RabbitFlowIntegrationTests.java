@@ -64,7 +64,9 @@ class RabbitFlowIntegrationTests {
 			.stream()
 			.collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))).isEqualTo(expectedPointsByOrder);
 		assertThat(invocations("processed")).isEqualTo(orders.unique().size());
-		assertThat(invocations("duplicate")).isEqualTo(orders.duplicates().size());
+		// At least once: a delivery the broker hands out again (its channel closed before the ack) is
+		// skipped as a duplicate too.
+		assertThat(invocations("duplicate")).isGreaterThanOrEqualTo(orders.duplicates().size());
 		assertThat(this.runner.report()).isNotNull().satisfies((report) -> {
 			assertThat(report.flows()).hasSize(2);
 			assertThat(report.flow("RabbitMQ").creditedOncePerOrder()).isTrue();
@@ -81,7 +83,8 @@ class RabbitFlowIntegrationTests {
 		assertThat(invocations("rejected")).isEqualTo(orders.invalid().size());
 		RabbitAdmin admin = new RabbitAdmin(this.rabbit);
 		Properties queue = admin.getQueueProperties(this.flow.queue());
-		assertThat(queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT)).as("messages left in the queue").isEqualTo(0);
+		assertThat(((Number) queue.get(RabbitAdmin.QUEUE_MESSAGE_COUNT)).longValue()).as("messages left in the queue")
+			.isZero();
 		assertThat(this.runner.report().flow("RabbitMQ").deadLettered()).isEqualTo(expected);
 		String deadLetterQueue = RabbitFlow.deadLetterQueue(this.flow.queue());
 		for (int i = 0; i < expected; i++) {
