@@ -45,6 +45,14 @@
 #                                            (20,000 or 100,000 replayed keys) --storm N --normal N --rounds N --warmup N
 #                                            --concurrency 1,4 --variants none,bloom,... --restart false --bloom-sizing false
 #                                            --pool-size N (default: Spring Boot's pool of 10)
+#   scripts/bench.sh --suite rabbit          issue 29: @RabbitListener + @Idempotent msgs/s on PostgreSQL (Spring Boot's
+#                                            default pool and isolation) and the local RabbitMQ (127.0.0.1:5672), against a
+#                                            hand-written MANUAL-ack listener with insert-or-ignore and the business writes in
+#                                            one JDBC transaction, acknowledging after the commit; 10% duplicates, every round
+#                                            checked (one effect per distinct id, nothing left unacknowledged), with 1 and 4
+#                                            consumers. Options: --db postgresql|mariadb --messages N --rounds N --warmup N
+#                                            --concurrency 1,4 --variants hand,starter
+#                                            (-Dbench.rabbitmq.host/port in BENCH_JAVA_OPTS for another broker)
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -74,7 +82,8 @@ if [[ "${1:-}" == --suite ]]; then
 		outbox) main=dev.idempotency.benchmarks.outbox.OutboxBench ;;
 		kafka) main=dev.idempotency.benchmarks.kafka.KafkaBench ;;
 		filters) main=dev.idempotency.benchmarks.filters.FilterBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka or filters" >&2; exit 2 ;;
+		rabbit) main=dev.idempotency.benchmarks.rabbit.RabbitBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters or rabbit" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2

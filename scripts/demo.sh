@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the sample application's demo: H2 and an in-process Kafka broker, plus a Redis Stream flow
-# when Redis answers on localhost:6379 (optional: without it, the Kafka flow only).
+# when Redis answers on localhost:6379 and a RabbitMQ flow when RabbitMQ answers on localhost:5672
+# (both optional: a flow whose broker does not answer is skipped with a line saying so).
 # Extra arguments go to the spring-boot:run step, e.g.
 #   ./scripts/demo.sh -Dspring-boot.run.arguments=--server.port=8081
 set -euo pipefail

@@ -4,6 +4,7 @@
 #   PostgreSQL  127.0.0.1:5432  trust auth, user postgres (and root), database test
 #   MariaDB     127.0.0.1:3306  user root, empty password, database test
 #   Redis       127.0.0.1:6379  no auth
+#   RabbitMQ    127.0.0.1:5672  user guest, password guest (RabbitMQ's default, local connections only)
 #
 # For each one that does not answer: start it if it is installed; if it is not installed and we are
 # root on Debian/Ubuntu, install it with apt-get and configure it as above; otherwise stop with the
@@ -21,6 +22,7 @@ SVC_HOST=127.0.0.1
 SVC_PG_PORT=5432
 SVC_MARIADB_PORT=3306
 SVC_REDIS_PORT=6379
+SVC_RABBIT_PORT=5672
 SVC_WAIT_SECONDS="${SERVICES_WAIT_SECONDS:-30}"
 SVC_MARKER="# added by idempotency-spring-boot-starter scripts/services.sh"
 
@@ -299,12 +301,57 @@ svc_redis_start() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# RabbitMQ
+# ---------------------------------------------------------------------------------------------
+
+# Sends the AMQP 0-9-1 protocol header and expects a frame of type 1 (method: connection.start).
+svc_rabbit_answers() {
+	local reply
+	reply="$(svc_timeout 5 bash -c "exec 3<>/dev/tcp/$SVC_HOST/$SVC_RABBIT_PORT && printf 'AMQP\\0\\0\\11\\1' >&3 && head -c 1 <&3 | od -An -tx1" 2>/dev/null)" || true
+	[[ "${reply// /}" == 01 ]]
+}
+
+svc_rabbit_installed() { svc_have rabbitmq-server; }
+
+svc_rabbit_start() {
+	if ! svc_is_root; then
+		svc_log "RabbitMQ: starting the server needs root"
+		return 1
+	fi
+	svc_log "RabbitMQ: starting rabbitmq-server -detached"
+	rabbitmq-server -detached >&2
+}
+
+svc_rabbit_ensure_user() {
+	if ! svc_have rabbitmqctl || ! svc_is_root; then
+		# rabbitmqctl needs root (the Erlang cookie); the tests say so if guest/guest is refused.
+		return 0
+	fi
+	# The broker answers the protocol header before its applications are up: wait for them.
+	svc_timeout "$SVC_WAIT_SECONDS" rabbitmqctl -q await_startup >/dev/null 2>&1 || true
+	if ! rabbitmqctl -q authenticate_user guest guest >/dev/null 2>&1; then
+		svc_log "RabbitMQ answers on $SVC_HOST:$SVC_RABBIT_PORT but user guest/guest cannot log in."
+		svc_rabbit_help_auth
+		return 1
+	fi
+}
+
+svc_rabbit_help_auth() {
+	cat >&2 <<'EOF'
+  Fix (as root):
+    sudo rabbitmqctl add_user guest guest   # or, if it exists: sudo rabbitmqctl change_password guest guest
+    sudo rabbitmqctl set_permissions -p / guest '.*' '.*' '.*'
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------
 
 svc_label() {
 	case "$1" in
 	pg) echo "PostgreSQL ($SVC_HOST:$SVC_PG_PORT)" ;;
 	mariadb) echo "MariaDB ($SVC_HOST:$SVC_MARIADB_PORT)" ;;
 	redis) echo "Redis ($SVC_HOST:$SVC_REDIS_PORT)" ;;
+	rabbit) echo "RabbitMQ ($SVC_HOST:$SVC_RABBIT_PORT)" ;;
 	esac
 }
 
@@ -313,6 +360,7 @@ svc_package() {
 	pg) echo postgresql ;;
 	mariadb) echo mariadb-server ;;
 	redis) echo redis-server ;;
+	rabbit) echo rabbitmq-server ;;
 	esac
 }
 
@@ -325,6 +373,7 @@ svc_wait() { # service
 			pg) svc_log "  see /var/log/postgresql/ and pg_lsclusters" ;;
 			mariadb) svc_log "  see /var/log/mysql/error.log or the *.err file in the data directory" ;;
 			redis) svc_log "  see /var/log/redis/ci.log" ;;
+			rabbit) svc_log "  see /var/log/rabbitmq/ and rabbitmq-diagnostics status" ;;
 			esac
 			return 1
 		fi
@@ -338,7 +387,8 @@ svc_manual_help() { # packages...
     sudo scripts/services.sh
   which runs: apt-get update && apt-get install -y $*
   then starts them and sets: PostgreSQL trust auth for 127.0.0.1 + database test;
-  MariaDB root with an empty password over TCP + database test; Redis on 127.0.0.1:6379.
+  MariaDB root with an empty password over TCP + database test; Redis on 127.0.0.1:6379;
+  RabbitMQ on 127.0.0.1:5672 (user guest/guest).
 EOF
 }
 
@@ -359,7 +409,7 @@ ensure_services() {
 	done
 
 	# 1. What answers already, what is missing.
-	for svc in pg mariadb redis; do
+	for svc in pg mariadb redis rabbit; do
 		if "svc_${svc}_answers"; then
 			svc_log "$(svc_label "$svc") answers"
 		else
@@ -378,7 +428,7 @@ ensure_services() {
 			export DEBIAN_FRONTEND=noninteractive
 			apt-get update >&2 || svc_log "apt-get update failed; trying the install anyway"
 			LANG=C.UTF-8 LC_ALL=C.UTF-8 apt-get install -y --no-install-recommends "${pkgs[@]}" >&2
-			for svc in pg mariadb redis; do
+			for svc in pg mariadb redis rabbit; do
 				if [[ " ${pkgs[*]} " == *" $(svc_package "$svc") "* ]]; then installed_now+=("$svc"); fi
 			done
 		elif [[ " ${pkgs[*]} " == *"-server "* || " ${pkgs[*]} " == *" postgresql "* ]]; then
@@ -403,7 +453,7 @@ ensure_services() {
 	done
 
 	# 4. Wait until each answers.
-	for svc in pg mariadb redis; do
+	for svc in pg mariadb redis rabbit; do
 		if [[ " ${failed[*]} " == *" $svc "* ]]; then continue; fi
 		svc_wait "$svc" || failed+=("$svc")
 	done
@@ -416,11 +466,14 @@ ensure_services() {
 		fi
 	done
 
-	# 6. Databases `test`.
+	# 6. Databases `test`, RabbitMQ's guest user.
 	for svc in pg mariadb; do
 		if [[ " ${failed[*]} " == *" $svc "* ]]; then continue; fi
 		"svc_${svc}_ensure_db" || failed+=("$svc")
 	done
+	if [[ " ${failed[*]} " != *" rabbit "* ]]; then
+		svc_rabbit_ensure_user || failed+=(rabbit)
+	fi
 
 	if ((${#failed[@]})); then
 		for svc in "${failed[@]}"; do
@@ -431,7 +484,7 @@ ensure_services() {
 		fi
 		return 1
 	fi
-	svc_log "PostgreSQL, MariaDB and Redis are ready on $SVC_HOST"
+	svc_log "PostgreSQL, MariaDB, Redis and RabbitMQ are ready on $SVC_HOST"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

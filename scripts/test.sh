@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command: makes sure PostgreSQL, MariaDB and Redis answer on 127.0.0.1
-# (starting or, as root on Debian/Ubuntu, installing them: see scripts/services.sh), then runs
+# The project's test command: makes sure PostgreSQL, MariaDB, Redis and RabbitMQ answer on
+# 127.0.0.1 (starting or, as root on Debian/Ubuntu, installing them: see scripts/services.sh), then runs
 # every module's tests (unit and integration) in two lanes at once:
 #
 #   engine   idempotency-spring-boot-autoconfigure: its unit tests and integration tests
@@ -21,7 +21,7 @@
 #   ./scripts/test.sh --fast [maven arguments]
 # is the fast lane: every module's unit tests (*Tests, surefire) and nothing else, so no service
 # check and no *IntegrationTests (failsafe is skipped with -DskipITs). It needs no PostgreSQL,
-# MariaDB, Redis or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only.
+# MariaDB, Redis, RabbitMQ or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only.
 #
 # SKIP_SERVICES=1 skips the service check (services provided some other way).
 set -euo pipefail

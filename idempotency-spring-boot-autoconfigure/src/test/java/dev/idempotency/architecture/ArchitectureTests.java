@@ -88,7 +88,7 @@ class ArchitectureTests {
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
 				"store.redisson", "kafka", "redis.stream", "redis.filter", "outbox", "outbox.jdbc", "outbox.kafka",
-				"outbox.redis", "filter", "metrics", "observation", "guard", "autoconfigure", "autoconfigure.store",
+				"outbox.redis", "outbox.rabbit", "filter", "metrics", "observation", "guard", "autoconfigure", "autoconfigure.store",
 				"autoconfigure.health", "autoconfigure.actuate", "store.jdbc.autoconfigure",
 				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
@@ -261,12 +261,22 @@ class ArchitectureTests {
 	}
 
 	@Test
+	void onlyTheRabbitTreesUseSpringAmqpAndTheRabbitClient() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".rabbit..", ROOT + ".outbox.rabbit..", ROOT + ".outbox.autoconfigure..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.amqp..", "org.springframework.boot.amqp..", "com.rabbitmq.."));
+	}
+
+	@Test
 	void outboxApiDoesNotDependOnItsImplementations() {
 		check(noClasses().that()
 			.resideInAPackage(ROOT + ".outbox")
 			.should()
 			.dependOnClassesThat()
-			.resideInAnyPackage(ROOT + ".outbox.jdbc..", ROOT + ".outbox.kafka..", ROOT + ".outbox.redis.."));
+			.resideInAnyPackage(ROOT + ".outbox.jdbc..", ROOT + ".outbox.kafka..", ROOT + ".outbox.redis..",
+					ROOT + ".outbox.rabbit.."));
 	}
 
 	@Test

@@ -25,6 +25,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param drainTimeout how long the runner waits, in all, for the consumers to be ready and to catch up
  * @param keepRunning whether the application stays up after the report (read by {@code main})
  * @param redisStream the Redis Stream flow
+ * @param rabbit the RabbitMQ flow
  * @param payments the payments flow
  */
 @ConfigurationProperties("demo")
@@ -33,7 +34,7 @@ public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.
 		@DefaultValue("1") int malformedMessages, @DefaultValue("50") int users, @DefaultValue("3") int partitions,
 		@DefaultValue("42") long seed, @DefaultValue("120s") Duration drainTimeout,
 		@DefaultValue("false") boolean keepRunning, @DefaultValue RedisStream redisStream,
-		@DefaultValue Payments payments) {
+		@DefaultValue Rabbit rabbit, @DefaultValue Payments payments) {
 
 	/**
 	 * The Redis Stream flow. {@link RedisStreamDemoInitializer} fills in what is not set.
@@ -44,6 +45,18 @@ public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.
 	 * sharing a Redis do not read each other's entries
 	 */
 	public record RedisStream(@Nullable Boolean enabled, @Nullable String stream) {
+
+	}
+
+	/**
+	 * The RabbitMQ flow. {@link RabbitDemoInitializer} fills in what is not set.
+	 *
+	 * @param enabled whether the orders also go through RabbitMQ; unset means "if RabbitMQ answers on
+	 * {@code spring.rabbitmq.host}/{@code port} at start-up"
+	 * @param queue the queue; unset means a new {@code demo-orders-<random>} per run (its exchange,
+	 * dead-letter exchange and dead-letter queue are named after it)
+	 */
+	public record Rabbit(@Nullable Boolean enabled, @Nullable String queue) {
 
 	}
 

@@ -43,8 +43,9 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * The transactional outbox on the application's single {@code DataSource}, when
  * {@code idempotency.outbox.enabled} is {@code true}: the {@link Outbox} bean, its schema initializer,
- * the relay with a Kafka sender (when there is a {@code KafkaTemplate}) and a Redis Stream sender
- * (when there is a {@code RedisConnectionFactory}) and the purge of sent rows. Beans of the
+ * the relay with a Kafka sender (when there is a {@code KafkaTemplate}), a Redis Stream sender
+ * (when there is a {@code RedisConnectionFactory}) and a RabbitMQ sender (when there is a RabbitMQ
+ * {@code ConnectionFactory}) and the purge of sent rows. Beans of the
  * application's own always win. Its meters are wired by
  * {@code metrics.IdempotencyOutboxMetricsAutoConfiguration}.
  *
@@ -56,12 +57,14 @@ import org.springframework.util.function.SingletonSupplier;
 		"org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration",
 		"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
 		"org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
-		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration" })
 @ConditionalOnClass({ JdbcTemplate.class, DatabaseInitializationProperties.class, JsonMapper.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty("idempotency.outbox.enabled")
 @EnableConfigurationProperties(IdempotencyOutboxProperties.class)
-@Import({ OutboxKafkaSenderConfiguration.class, OutboxRedisSenderConfiguration.class })
+@Import({ OutboxKafkaSenderConfiguration.class, OutboxRedisSenderConfiguration.class,
+		OutboxRabbitSenderConfiguration.class })
 public final class IdempotencyOutboxAutoConfiguration {
 
 	@Bean

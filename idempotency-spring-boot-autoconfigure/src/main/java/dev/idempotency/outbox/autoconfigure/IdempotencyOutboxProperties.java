@@ -49,6 +49,8 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 	private final Retry retry = new Retry();
 
+	private final Rabbit rabbit = new Rabbit();
+
 	@NestedConfigurationProperty
 	private final IdempotencyPurgeProperties purge = new IdempotencyPurgeProperties();
 
@@ -95,6 +97,10 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Rabbit getRabbit() {
+		return this.rabbit;
 	}
 
 	public IdempotencyPurgeProperties getPurge() {
@@ -236,6 +242,43 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 		public void setJitter(Duration jitter) {
 			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * The RabbitMQ sender (destinations "rabbit:exchange", "rabbit:exchange/routing-key" or
+	 * "rabbit:/queue"), set up when there is a single RabbitMQ ConnectionFactory.
+	 */
+	public static class Rabbit {
+
+		/**
+		 * Whether the relay gets a RabbitMQ sender. It needs
+		 * spring.rabbitmq.publisher-confirm-type=correlated and spring.rabbitmq.publisher-returns=true
+		 * (start-up fails without them); turn it off when the outbox sends nothing to RabbitMQ.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Content type of the messages sent to RabbitMQ. Payloads are JSON unless a String was
+		 * published; "text/plain" lets Spring AMQP's SimpleMessageConverter hand a String to a listener.
+		 */
+		private String contentType = "application/json";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getContentType() {
+			return this.contentType;
+		}
+
+		public void setContentType(String contentType) {
+			this.contentType = contentType;
 		}
 
 	}
