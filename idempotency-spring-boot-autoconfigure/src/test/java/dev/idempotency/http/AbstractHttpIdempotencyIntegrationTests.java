@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import dev.idempotency.autoconfigure.actuate.IdempotencyEndpoint;
 import dev.idempotency.http.HttpTestApplication.Executions;
 import dev.idempotency.metrics.IdempotencyMeters;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -313,11 +316,34 @@ abstract class AbstractHttpIdempotencyIntegrationTests {
 		}
 	}
 
+	@Test
+	void theEndpointLooksUpAndReleasesAnHttpKeyByNamespaceAndScopedKey() throws Exception {
+		String reference = reference();
+		String key = UUID.randomUUID().toString();
+		assertThat(post("/payments", key, "alice", payment(reference, 5)).statusCode()).isEqualTo(201);
+		IdempotencyEndpoint endpoint = this.context.getBean(IdempotencyEndpoint.class);
+		String namespace = "http:PaymentController#create";
+		String[] scopedKey = { "alice:" + key };
+
+		WebEndpointResponse<Object> found = endpoint.lookup("keys", namespace, scopedKey, null, null, null, null);
+		WebEndpointResponse<Object> released = endpoint.release("keys", namespace, scopedKey, null,
+				SecurityContext.NONE);
+
+		assertThat(found.getStatus()).isEqualTo(200);
+		assertThat(String.valueOf(found.getBody())).contains("COMPLETED");
+		assertThat(released.getStatus()).isEqualTo(200);
+		HttpResponse<String> again = post("/payments", key, "alice", payment(reference, 5));
+		assertThat(again.statusCode()).isEqualTo(201);
+		assertThat(again.headers().firstValue("Idempotent-Replayed")).as("released: runs again").isEmpty();
+		assertThat(this.executions.of(reference)).isEqualTo(2);
+	}
+
 	private ConfigurableApplicationContext start() {
 		List<String> properties = new ArrayList<>(List.of(storeProperties()));
 		properties.add("server.port=0");
 		properties.add("idempotency.http.max-body-size=4KB");
 		properties.add("idempotency.stored-result.max-size=2KB");
+		properties.add("management.endpoints.web.exposure.include=idempotency");
 		return new SpringApplicationBuilder(HttpTestApplication.class).web(WebApplicationType.SERVLET)
 			.properties(properties.toArray(String[]::new))
 			.run();
