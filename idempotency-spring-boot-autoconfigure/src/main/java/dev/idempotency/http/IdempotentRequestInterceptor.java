@@ -23,7 +23,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 /**
  * Runs just outside the engine's interceptor, around an {@code @Idempotent} handler method called by
  * Spring MVC: reads the {@code Idempotency-Key} header, binds the request as the delivery (message id
- * {@code <scope>:<key>}, namespace {@code http}, SpEL variables {@code #request}, {@code #headers},
+ * {@code <scope>:<key>}, namespace {@code http}, SpEL variables {@code #httpRequest}, {@code #headers},
  * {@code #idempotentRequest}), marks a replayed response with the replay header, and answers the
  * engine's refusals with problem details ({@link HttpProblems}). A call outside a request, or from
  * inside another idempotent request's handler, runs as the engine alone would run it.
@@ -112,7 +112,7 @@ public final class IdempotentRequestInterceptor implements MethodInterceptor {
 		String messageId = (header.key() != null)
 				? HttpIdempotencyScope.scopedKey(emptyToNull(this.scope.scopeOf(request)), header.key()) : null;
 		Map<String, Object> variables = new HashMap<>(4);
-		variables.put("request", request);
+		variables.put("httpRequest", request);
 		variables.put("headers", new ServletServerHttpRequest(request).getHeaders());
 		variables.put(IdempotentRequest.VARIABLE, new IdempotentRequest(request.getMethod(), request.getRequestURI(),
 				request.getQueryString(), RequestBodyCapture.capturedBody(request)));

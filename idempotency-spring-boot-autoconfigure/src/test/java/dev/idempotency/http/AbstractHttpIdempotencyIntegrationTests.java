@@ -190,6 +190,21 @@ abstract class AbstractHttpIdempotencyIntegrationTests {
 	}
 
 	@Test
+	void anExplicitKeyExpressionOverTheRequestNeedsNoKeyHeader() throws Exception {
+		String reference = reference();
+		String orderId = UUID.randomUUID().toString();
+		HttpResponse<String> first = send(this.port, "/orders", null, "alice", payment(reference, 3), orderId);
+		HttpResponse<String> retry = send(this.port, "/orders", null, "alice", payment(reference, 3), orderId);
+
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(retry.body()).isEqualTo(first.body());
+		assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.executions.of(reference)).isEqualTo(1);
+		assertThat(send(this.port, "/orders", null, "alice", payment(reference, 3), null).statusCode())
+			.as("the expression resolves to null").isEqualTo(400);
+	}
+
+	@Test
 	void aBodyOverTheFingerprintLimitIsRefusedWith413AndNothingIsStored() throws Exception {
 		String reference = reference();
 		String key = UUID.randomUUID().toString();
@@ -359,6 +374,11 @@ abstract class AbstractHttpIdempotencyIntegrationTests {
 
 	private HttpResponse<String> post(int port, String path, @Nullable String key, String user, String body)
 			throws Exception {
+		return send(port, path, key, user, body, null);
+	}
+
+	private HttpResponse<String> send(int port, String path, @Nullable String key, String user, String body,
+			@Nullable String orderId) throws Exception {
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
 			.timeout(Duration.ofSeconds(30))
 			.header("Content-Type", "application/json")
@@ -367,6 +387,9 @@ abstract class AbstractHttpIdempotencyIntegrationTests {
 			.POST(HttpRequest.BodyPublishers.ofString(body));
 		if (key != null) {
 			request.header("Idempotency-Key", key);
+		}
+		if (orderId != null) {
+			request.header("X-Order-Id", orderId);
 		}
 		return this.client.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}

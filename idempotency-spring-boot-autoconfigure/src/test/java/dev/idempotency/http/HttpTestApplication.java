@@ -151,6 +151,14 @@ class HttpTestApplication {
 			return new Payment(this.ids.incrementAndGet(), request.reference(), request.amount());
 		}
 
+		/** Keyed by an explicit expression over the request instead of the Idempotency-Key header. */
+		@PostMapping("/orders")
+		@Idempotent(key = "#httpRequest.getHeader('X-Order-Id')")
+		Payment order(@RequestBody PaymentRequest request) {
+			this.executions.ran(request.reference());
+			return new Payment(this.ids.incrementAndGet(), request.reference(), request.amount());
+		}
+
 		/** A report of the requested size. */
 		@PostMapping("/reports")
 		@Idempotent

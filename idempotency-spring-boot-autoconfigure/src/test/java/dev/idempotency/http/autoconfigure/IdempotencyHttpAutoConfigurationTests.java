@@ -123,6 +123,21 @@ class IdempotencyHttpAutoConfigurationTests {
 		assertThat(IdempotencyProperties.DEFAULT_ADVISOR_ORDER).isNotEqualTo(Integer.MIN_VALUE);
 	}
 
+	/** The configuration snippet of docs/http.md. */
+	@Test
+	void theDocumentedSnippetBinds() {
+		this.contextRunner
+			.withPropertyValues("idempotency.http.key-header=Idempotency-Key", "idempotency.http.max-body-size=256KB",
+					"idempotency.http.stored-headers=Location,Content-Type", "idempotency.stored-result.max-size=16KB")
+			.run((context) -> {
+				HttpIdempotencySettings settings = context.getBean(IdempotencyHttpProperties.class).toSettings();
+				assertThat(settings.maxBodySize()).isEqualTo(256 * 1024);
+				assertThat(settings.storedHeaders()).containsExactly("Location", "Content-Type");
+				assertThat(context.getBean(IdempotencyProperties.class).getStoredResult().getMaxSize().toKilobytes())
+					.isEqualTo(16);
+			});
+	}
+
 	@Test
 	void propertiesAreBound() {
 		this.contextRunner
