@@ -45,6 +45,10 @@
 #                                            (20,000 or 100,000 replayed keys) --storm N --normal N --rounds N --warmup N
 #                                            --concurrency 1,4 --variants none,bloom,... --restart false --bloom-sizing false
 #                                            --pool-size N (default: Spring Boot's pool of 10)
+#   scripts/bench.sh --suite http            issue 31: an idempotent POST (@Idempotent, Idempotency-Key) against the same
+#                                            handler without it, one application and database, embedded Tomcat and the
+#                                            JDK client, rounds alternated ABBA (~3 min). Options: --db postgresql|mariadb
+#                                            --threads N (8) --rounds N (6) --warmup N (2) --round-time seconds (10)
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -74,7 +78,8 @@ if [[ "${1:-}" == --suite ]]; then
 		outbox) main=dev.idempotency.benchmarks.outbox.OutboxBench ;;
 		kafka) main=dev.idempotency.benchmarks.kafka.KafkaBench ;;
 		filters) main=dev.idempotency.benchmarks.filters.FilterBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka or filters" >&2; exit 2 ;;
+		http) main=dev.idempotency.benchmarks.http.HttpBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters or http" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2

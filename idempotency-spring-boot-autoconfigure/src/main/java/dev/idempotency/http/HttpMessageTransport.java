@@ -20,8 +20,11 @@ public final class HttpMessageTransport implements MessageTransport {
 	/** The transport's name, also the namespace its requests are delivered in. */
 	public static final String NAME = "http";
 
-	/** The default fingerprint: the request's method, path, query and body ({@link IdempotentRequest}). */
-	public static final String DEFAULT_FINGERPRINT = "#" + IdempotentRequest.VARIABLE + ".fingerprintPayload()";
+	/**
+	 * The default fingerprint: the request's method, path, query and body ({@link IdempotentRequest});
+	 * {@code null}, and so refused, for a call that is not a request.
+	 */
+	public static final String DEFAULT_FINGERPRINT = "#" + IdempotentRequest.VARIABLE + "?.fingerprintPayload()";
 
 	@Override
 	public String name() {

@@ -30,7 +30,7 @@ class HttpMessageTransportTests {
 	@Test
 	void aHandlerFingerprintsTheRequestAndReturnsTheStoredResponseByDefault() {
 		IdempotentMethod method = of("create");
-		assertThat(method.fingerprintExpression()).isEqualTo("#idempotentRequest.fingerprintPayload()");
+		assertThat(method.fingerprintExpression()).isEqualTo("#idempotentRequest?.fingerprintPayload()");
 		assertThat(method.onDuplicate()).isEqualTo(OnDuplicate.RETURN_PREVIOUS);
 		assertThat(method.namespaceFor(REQUEST)).isEqualTo("http:Handlers#create");
 	}
