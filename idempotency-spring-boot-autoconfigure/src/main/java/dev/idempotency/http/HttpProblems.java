@@ -33,18 +33,20 @@ final class HttpProblems {
 	/**
 	 * The problem for an exception of an idempotent request.
 	 * @param ex what the engine threw
-	 * @param headerProblem why the request's key header was refused, or {@code null}
+	 * @param refusedHeader the request's key header when the method is keyed by it and it was refused,
+	 * else {@code null}
 	 * @param settings the header's name and the retry delay
 	 * @return the problem, or {@code ex} itself when it is not the transport's
 	 */
-	static Throwable translate(Throwable ex, @Nullable String headerProblem, HttpIdempotencySettings settings) {
+	static Throwable translate(Throwable ex, @Nullable IdempotencyKeyHeader refusedHeader,
+			HttpIdempotencySettings settings) {
 		String header = settings.keyHeader();
 		if (ex instanceof InvalidIdempotencyKeyException) {
-			String detail = (headerProblem != null) ? headerProblem
+			boolean missing = refusedHeader != null && refusedHeader.missing();
+			String detail = (refusedHeader != null && refusedHeader.problem() != null) ? refusedHeader.problem()
 					: "The request's idempotency key could not be read from the request";
-			String type = (headerProblem != null && headerProblem.contains("has no")) ? "key-missing" : "key-invalid";
-			return new IdempotencyProblemException(HttpStatus.BAD_REQUEST, type,
-					(type.equals("key-missing") ? header + " missing" : header + " invalid"), detail, ex)
+			return new IdempotencyProblemException(HttpStatus.BAD_REQUEST, missing ? "key-missing" : "key-invalid",
+					header + (missing ? " missing" : " invalid"), detail, ex)
 				.property("header", header)
 				.property("maxLength", settings.maxKeyLength());
 		}

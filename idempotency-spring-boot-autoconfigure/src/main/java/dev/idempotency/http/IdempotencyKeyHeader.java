@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
  *
  * @param key the key, or {@code null} when the value is refused
  * @param problem why it is refused, or {@code null} when it is not
+ * @param missing whether it is refused because the request has no such header
  * @since 0.2.0
  */
-record IdempotencyKeyHeader(@Nullable String key, @Nullable String problem) {
+record IdempotencyKeyHeader(@Nullable String key, @Nullable String problem, boolean missing) {
 
 	/**
 	 * Reads a header value.
@@ -24,8 +25,8 @@ record IdempotencyKeyHeader(@Nullable String key, @Nullable String problem) {
 	 */
 	static IdempotencyKeyHeader read(String headerName, @Nullable String value, int maxLength) {
 		if (value == null) {
-			return refused("The request has no " + headerName + " header; this operation requires one: a unique "
-					+ "value (such as a UUID) per operation, sent again with each retry");
+			return new IdempotencyKeyHeader(null, "The request has no " + headerName + " header; this operation "
+					+ "requires one: a unique value (such as a UUID) per operation, sent again with each retry", true);
 		}
 		String trimmed = value.strip();
 		String key = trimmed;
@@ -50,7 +51,7 @@ record IdempotencyKeyHeader(@Nullable String key, @Nullable String problem) {
 						+ (i + 1) + "; a key has 1 to " + maxLength + " printable ASCII characters");
 			}
 		}
-		return new IdempotencyKeyHeader(key, null);
+		return new IdempotencyKeyHeader(key, null, false);
 	}
 
 	/** Whether the key was accepted. */
@@ -59,7 +60,7 @@ record IdempotencyKeyHeader(@Nullable String key, @Nullable String problem) {
 	}
 
 	private static IdempotencyKeyHeader refused(String problem) {
-		return new IdempotencyKeyHeader(null, problem);
+		return new IdempotencyKeyHeader(null, problem, false);
 	}
 
 	private static @Nullable String unquote(String quoted) {

@@ -82,8 +82,8 @@ public final class IdempotentRequestInterceptor implements MethodInterceptor {
 			if (ex == request.getAttribute(HANDLER_FAILURE)) {
 				throw ex;
 			}
-			throw HttpProblems.translate(ex, keyedByHeader(call.getMethod()) ? header.problem() : null,
-					this.settings);
+			throw HttpProblems.translate(ex,
+					(!header.accepted() && keyedByHeader(call.getMethod())) ? header : null, this.settings);
 		}
 		finally {
 			if (previous != null) {

@@ -32,6 +32,8 @@ class IdempotencyKeyHeaderTests {
 		IdempotencyKeyHeader header = read(null);
 		assertThat(header.accepted()).isFalse();
 		assertThat(header.problem()).contains("has no Idempotency-Key header");
+		assertThat(header.missing()).isTrue();
+		assertThat(read("").missing()).isFalse();
 	}
 
 	@ParameterizedTest
