@@ -53,6 +53,10 @@
 #                                            consumers. Options: --db postgresql|mariadb --messages N --rounds N --warmup N
 #                                            --concurrency 1,4 --variants hand,starter
 #                                            (-Dbench.rabbitmq.host/port in BENCH_JAVA_OPTS for another broker)
+#   scripts/bench.sh --suite http            issue 31: an idempotent POST (@Idempotent, Idempotency-Key) against the same
+#                                            handler without it, one application and database, embedded Tomcat and the
+#                                            JDK client, rounds alternated ABBA (~3 min). Options: --db postgresql|mariadb
+#                                            --threads N (8) --rounds N (6) --warmup N (2) --round-time seconds (10)
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -83,7 +87,8 @@ if [[ "${1:-}" == --suite ]]; then
 		kafka) main=dev.idempotency.benchmarks.kafka.KafkaBench ;;
 		filters) main=dev.idempotency.benchmarks.filters.FilterBench ;;
 		rabbit) main=dev.idempotency.benchmarks.rabbit.RabbitBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters or rabbit" >&2; exit 2 ;;
+		http) main=dev.idempotency.benchmarks.http.HttpBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit or http" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2

@@ -64,6 +64,30 @@ public interface MessageTransport extends InfrastructureFailureTypes {
 	}
 
 	/**
+	 * The fingerprint expression of this transport's listeners whose {@code @Idempotent} sets none,
+	 * used before {@code idempotency.fingerprint}: for a transport whose deliveries carry a payload
+	 * that always identifies the request (an HTTP request's method, path and body), evaluated over the
+	 * variables its delivery context binds. Asked once per method.
+	 * @param listener an annotation of one of {@link #listenerAnnotationTypes()}, merged
+	 * @return the expression, or {@code ""} for none; by default none
+	 */
+	default String defaultFingerprint(Annotation listener) {
+		return "";
+	}
+
+	/**
+	 * Whether a duplicate call of this transport's listeners is answered with the first call's stored
+	 * result when its {@code @Idempotent} keeps the default {@code onDuplicate = ACKNOWLEDGE}, as
+	 * {@code RETURN_PREVIOUS} does: for a request/response transport, whose duplicate request must get
+	 * the first response. Asked once per method.
+	 * @param listener an annotation of one of {@link #listenerAnnotationTypes()}, merged
+	 * @return {@code true} to store and return results; by default {@code false}
+	 */
+	default boolean returnsPreviousResult(Annotation listener) {
+		return false;
+	}
+
+	/**
 	 * The exception types of this transport's client that mean the broker or the network failed
 	 * (fail-closed pauses the listener on them instead of counting an attempt).
 	 * @return the types, possibly empty; by default none

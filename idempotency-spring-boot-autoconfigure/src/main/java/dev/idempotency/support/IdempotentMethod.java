@@ -89,13 +89,20 @@ public record IdempotentMethod(String keyExpression, @Nullable String namespace,
 					+ "; the work must finish before the transaction commits, so return a plain value");
 		}
 		String namespace = resolve(annotation.namespace(), placeholders);
+		// The listener's transport may give defaults of its own (HTTP: fingerprint the request, replay
+		// the response), before the application's.
+		String transportFingerprint = transports.defaultFingerprint(method, targetClass);
+		OnDuplicate onDuplicate = (annotation.onDuplicate() == OnDuplicate.ACKNOWLEDGE
+				&& transports.returnsPreviousResult(method, targetClass)) ? OnDuplicate.RETURN_PREVIOUS
+						: annotation.onDuplicate();
 		return new IdempotentMethod(annotation.key(), namespace.isEmpty() ? null : namespace,
 				targetClass.getSimpleName() + "#" + method.getName(),
 				listenerId(method, targetClass, transports, placeholders),
 				parseDuration("retention", resolve(annotation.retention(), placeholders), "7d", method),
-				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), annotation.onDuplicate(),
+				parseDuration("lease", resolve(annotation.lease(), placeholders), "30s", method), onDuplicate,
 				resolve(annotation.store(), placeholders), skippedValue(returnType), batchParameter(method),
-				annotation.mode(), fingerprintExpression(annotation.fingerprint(), defaultFingerprint));
+				annotation.mode(), fingerprintExpression(annotation.fingerprint(),
+						(transportFingerprint != null) ? transportFingerprint : defaultFingerprint));
 	}
 
 	/**

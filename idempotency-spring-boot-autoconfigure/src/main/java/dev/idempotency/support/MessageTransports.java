@@ -5,6 +5,7 @@ import java.lang.reflect.Method;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 import dev.idempotency.core.MessageTransport;
 import org.jspecify.annotations.Nullable;
@@ -93,6 +94,36 @@ public final class MessageTransports {
 	 * transport's annotation is found
 	 */
 	public @Nullable String listenerId(Method method, Class<?> targetClass) {
+		return ask(method, targetClass, MessageTransport::listenerId);
+	}
+
+	/**
+	 * The default fingerprint expression the transport of the method's listener annotation gives it
+	 * (found as for {@link #listenerId}).
+	 * @param method the method
+	 * @param targetClass the class the method is invoked on
+	 * @return the expression, or {@code null} when no transport's annotation is found or it gives none
+	 * @since 0.2.0
+	 */
+	public @Nullable String defaultFingerprint(Method method, Class<?> targetClass) {
+		String expression = ask(method, targetClass, MessageTransport::defaultFingerprint);
+		return (expression != null && !expression.isBlank()) ? expression : null;
+	}
+
+	/**
+	 * Whether the transport of the method's listener annotation (found as for {@link #listenerId})
+	 * answers duplicates with the first call's stored result.
+	 * @param method the method
+	 * @param targetClass the class the method is invoked on
+	 * @return {@code true} if it does; {@code false} when no transport's annotation is found
+	 * @since 0.2.0
+	 */
+	public boolean returnsPreviousResult(Method method, Class<?> targetClass) {
+		return Boolean.TRUE.equals(ask(method, targetClass, MessageTransport::returnsPreviousResult));
+	}
+
+	private <T> @Nullable T ask(Method method, Class<?> targetClass,
+			BiFunction<MessageTransport, Annotation, T> question) {
 		for (MessageTransport transport : this.transports) {
 			for (Class<? extends Annotation> type : transport.listenerAnnotationTypes()) {
 				MergedAnnotation<? extends Annotation> listener = MergedAnnotations
@@ -102,7 +133,7 @@ public final class MessageTransports {
 					listener = MergedAnnotations.from(targetClass, SearchStrategy.TYPE_HIERARCHY).get(type);
 				}
 				if (listener.isPresent()) {
-					return transport.listenerId(listener.synthesize());
+					return question.apply(transport, listener.synthesize());
 				}
 			}
 		}

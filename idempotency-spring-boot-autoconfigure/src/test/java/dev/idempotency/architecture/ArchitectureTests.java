@@ -66,18 +66,18 @@ class ArchitectureTests {
 	/** Adapters: each store, each transport, the outbox, the meters, the filters and the guards. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
 			ROOT + ".rabbit..", ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..",
-			GUARD };
+			GUARD, ROOT + ".http.." };
 
 	/**
 	 * The technology trees: each owns its code and, in its {@code autoconfigure} sub-package, its
 	 * wiring, health indicator and endpoint section.
 	 */
 	private static final List<String> TECHNOLOGIES = List.of("store.jdbc", "store.redis", "store.redisson", "kafka",
-			"redis.stream", "redis.filter", "rabbit", "outbox", "filter", "observation", "metrics", "guard");
+			"redis.stream", "redis.filter", "rabbit", "outbox", "filter", "observation", "metrics", "guard", "http");
 
 	/** Words that name one transport or feature (or its client): not in {@code core}'s names. */
 	private static final Set<String> TECHNOLOGY_WORDS = Set.of("stream", "outbox", "kafka", "redis", "redisson",
-			"jdbc", "rabbit", "amqp");
+			"jdbc", "rabbit", "amqp", "http", "servlet");
 
 	private static JavaClasses classes;
 
@@ -94,7 +94,7 @@ class ArchitectureTests {
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
 				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure", "redis.stream.metrics",
 				"redis.stream.autoconfigure.metrics", "outbox.metrics", "outbox.autoconfigure.metrics", "rabbit",
-				"rabbit.autoconfigure")) {
+				"rabbit.autoconfigure", "http", "http.autoconfigure")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -258,6 +258,25 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework.data.redis.."));
+	}
+
+	/** The servlet stack (Spring MVC, Spring Web, the servlet API) only in the HTTP transport's tree. */
+	@Test
+	void onlyTheHttpTransportUsesSpringWebAndTheServletApi() {
+		check(noClasses().that()
+			.resideOutsideOfPackage(ROOT + ".http..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.web..", "org.springframework.http..", "jakarta.servlet.."));
+	}
+
+	@Test
+	void onlyTheHttpTransportUsesSpringSecurity() {
+		check(noClasses().that()
+			.resideOutsideOfPackage(ROOT + ".http..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework.security.."));
 	}
 
 	@Test
