@@ -99,21 +99,21 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
 				gotThrough();
 				return;
 			}
-			if (acknowledger.isAcknowledged() || !channel.isOpen()) {
+			if (!acknowledger.isInHand()) {
 				// Settled already, or its channel is gone: the broker redelivers it if it was not
 				// acknowledged, and the redelivery is found a duplicate. Nothing is left to decide here.
 				throw asException(failure);
 			}
 			IdempotencyInProgressException inProgress = RabbitFailurePolicy.inProgress(failure);
 			if (inProgress != null) {
-				if (!pause(RabbitFailurePolicy.inProgressInterval(inProgress), channel)) {
+				if (!pause(RabbitFailurePolicy.inProgressInterval(inProgress), acknowledger)) {
 					acknowledger.requeue();
 					return;
 				}
 				continue;
 			}
 			if (this.circuits != null && this.circuits.isInfrastructure(failure)) {
-				if (!holdUntilRecovered(failure, channel)) {
+				if (!holdUntilRecovered(failure, acknowledger)) {
 					acknowledger.requeue();
 					return;
 				}
@@ -127,8 +127,9 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
 			}
 			Duration backOff = this.policy.backOffAfter(attempt);
 			logger.warn("Message " + describe(message) + " failed (attempt " + attempt + " of " + attempts
-					+ "); retried in " + backOff.toMillis() + " ms: " + NestedExceptionUtils.getMostSpecificCause(failure));
-			if (!pause(backOff, channel)) {
+					+ "); retried in " + backOff.toMillis() + " ms: "
+					+ NestedExceptionUtils.getMostSpecificCause(failure));
+			if (!pause(backOff, acknowledger)) {
 				acknowledger.requeue();
 				return;
 			}
@@ -187,10 +188,10 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
 	 * Pauses the listener after an infrastructure failure and waits, as long as the container runs
 	 * and the delivery's channel is open, until the stores answer.
 	 */
-	private boolean holdUntilRecovered(Throwable failure, Channel channel) {
+	private boolean holdUntilRecovered(Throwable failure, RabbitAcknowledger delivery) {
 		FailClosedCircuit circuit = circuit();
 		circuit.open(failure);
-		BooleanSupplier keepWaiting = () -> this.running.getAsBoolean() && channel.isOpen();
+		BooleanSupplier keepWaiting = () -> this.running.getAsBoolean() && delivery.isInHand();
 		// No give-up after max-wait: an AMQP consumer has no poll deadline, so it waits as long as the
 		// container runs. An interrupted thread stops waiting (its sleeps would not wait).
 		while (keepWaiting.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
@@ -219,11 +220,11 @@ public final class IdempotentRabbitListener implements ChannelAwareMessageListen
 		return this.circuits.circuit(this.listenerId);
 	}
 
-	/** Sleeps in slices while the container runs and the channel is open; {@code false} if it stopped. */
-	private boolean pause(Duration duration, Channel channel) {
+	/** Sleeps in slices while the container runs and the delivery is in hand; {@code false} if not. */
+	private boolean pause(Duration duration, RabbitAcknowledger delivery) {
 		long end = System.nanoTime() + duration.toNanos();
 		try {
-			while (this.running.getAsBoolean() && channel.isOpen()) {
+			while (this.running.getAsBoolean() && delivery.isInHand()) {
 				long left = end - System.nanoTime();
 				if (left <= 0) {
 					return true;

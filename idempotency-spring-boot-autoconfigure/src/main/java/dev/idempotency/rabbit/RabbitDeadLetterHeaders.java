@@ -8,7 +8,10 @@ package dev.idempotency.rabbit;
  */
 public final class RabbitDeadLetterHeaders {
 
-	/** The fully qualified class name of the failure, as the listener, the converter or the interceptor threw it. */
+	/**
+	 * The fully qualified class name of the failure, as the listener, the converter or the
+	 * interceptor threw it.
+	 */
 	public static final String EXCEPTION_TYPE = "x-exception-type";
 
 	/** That failure's message. */

@@ -3,6 +3,7 @@ package dev.idempotency.rabbit;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.support.FailClosedCircuits;
@@ -42,7 +43,7 @@ public final class RabbitListenerContainers implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RabbitListenerContainers.class);
 
-	private final RabbitListenerEndpointRegistry registry;
+	private final Supplier<RabbitListenerEndpointRegistry> registry;
 
 	private final RabbitDeliveryContexts contexts;
 
@@ -58,13 +59,14 @@ public final class RabbitListenerContainers implements SmartLifecycle {
 
 	/**
 	 * Creates the adapter of the registry's containers.
-	 * @param registry the {@code @RabbitListener} endpoint registry
+	 * @param registry the {@code @RabbitListener} endpoint registry, asked for when this starts: a
+	 * lifecycle bean's dependencies start before it, and the registry must start after
 	 * @param contexts describes deliveries
 	 * @param policy retry and dead-letter decisions
 	 * @param deadLetters gives deliveries up
 	 * @param circuits fail-closed, or {@code null} when it is off
 	 */
-	public RabbitListenerContainers(RabbitListenerEndpointRegistry registry, RabbitDeliveryContexts contexts,
+	public RabbitListenerContainers(Supplier<RabbitListenerEndpointRegistry> registry, RabbitDeliveryContexts contexts,
 			RabbitFailurePolicy policy, RabbitDeadLetters deadLetters, @Nullable FailClosedCircuits circuits) {
 		this.registry = registry;
 		this.contexts = contexts;
@@ -75,7 +77,7 @@ public final class RabbitListenerContainers implements SmartLifecycle {
 
 	@Override
 	public void start() {
-		for (MessageListenerContainer container : this.registry.getListenerContainers()) {
+		for (MessageListenerContainer container : this.registry.get().getListenerContainers()) {
 			if (container instanceof AbstractMessageListenerContainer listenerContainer) {
 				adapt(listenerContainer);
 			}
@@ -184,7 +186,7 @@ public final class RabbitListenerContainers implements SmartLifecycle {
 	/** Just before the endpoint registry, which starts the containers. */
 	@Override
 	public int getPhase() {
-		return this.registry.getPhase() - 1;
+		return this.registry.get().getPhase() - 1;
 	}
 
 }

@@ -65,18 +65,19 @@ class ArchitectureTests {
 
 	/** Adapters: each store, each transport, the outbox, the meters, the filters and the guards. */
 	private static final String[] ADAPTERS = { ROOT + ".store..", ROOT + ".kafka..", ROOT + ".redis..",
-			ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..", GUARD };
+			ROOT + ".rabbit..", ROOT + ".outbox..", ROOT + ".metrics..", ROOT + ".observation..", ROOT + ".filter..",
+			GUARD };
 
 	/**
 	 * The technology trees: each owns its code and, in its {@code autoconfigure} sub-package, its
 	 * wiring, health indicator and endpoint section.
 	 */
 	private static final List<String> TECHNOLOGIES = List.of("store.jdbc", "store.redis", "store.redisson", "kafka",
-			"redis.stream", "redis.filter", "outbox", "filter", "observation", "metrics", "guard");
+			"redis.stream", "redis.filter", "rabbit", "outbox", "filter", "observation", "metrics", "guard");
 
 	/** Words that name one transport or feature (or its client): not in {@code core}'s names. */
 	private static final Set<String> TECHNOLOGY_WORDS = Set.of("stream", "outbox", "kafka", "redis", "redisson",
-			"jdbc");
+			"jdbc", "rabbit", "amqp");
 
 	private static JavaClasses classes;
 
@@ -92,7 +93,8 @@ class ArchitectureTests {
 				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",
 				"filter.autoconfigure", "observation.autoconfigure", "metrics.autoconfigure", "redis.stream.metrics",
-				"redis.stream.autoconfigure.metrics", "outbox.metrics", "outbox.autoconfigure.metrics")) {
+				"redis.stream.autoconfigure.metrics", "outbox.metrics", "outbox.autoconfigure.metrics", "rabbit",
+				"rabbit.autoconfigure")) {
 			assertThat(classes.containPackage(ROOT + "." + layer)).as("package %s imported", layer).isTrue();
 		}
 	}
@@ -228,6 +230,15 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.apache.kafka.."));
+	}
+
+	@Test
+	void onlyTheRabbitPackagesUseSpringAmqpAndTheRabbitClient() {
+		check(noClasses().that()
+			.resideOutsideOfPackages(ROOT + ".rabbit..", ROOT + ".outbox.rabbit..", ROOT + ".outbox.autoconfigure..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.amqp..", "org.springframework.boot.amqp..", "com.rabbitmq.."));
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.NonRetryableIdempotencyException;
@@ -17,6 +18,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -31,6 +33,8 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ChannelListener;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -118,6 +122,12 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		this.jdbc.execute("DROP TABLE IF EXISTS " + this.ledger);
 		this.jdbc.update("DELETE FROM idempotency_record WHERE namespace LIKE ?", this.run + "%");
 		this.context.close();
+	}
+
+	/** A second acknowledgement of a delivery makes the broker close the channel: none may happen. */
+	@AfterEach
+	void noChannelWasClosedByTheBroker() {
+		assertThat(this.context.getBean(ChannelErrors.class).count()).as("channels closed by the broker").isZero();
 	}
 
 	@Test
@@ -212,7 +222,8 @@ abstract class AbstractRabbitListenerIntegrationTests {
 			.containsEntry(RabbitDeadLetterHeaders.EXCEPTION_TYPE, InvalidIdempotencyKeyException.class.getName())
 			.containsEntry(RabbitDeadLetterHeaders.REASON, "not-retryable")
 			.containsEntry(RabbitDeadLetterHeaders.ATTEMPTS, 1);
-		assertThat((String) deadLetter.getMessageProperties().getHeaders().get(RabbitDeadLetterHeaders.EXCEPTION_MESSAGE))
+		Map<String, Object> headers = deadLetter.getMessageProperties().getHeaders();
+		assertThat((String) headers.get(RabbitDeadLetterHeaders.EXCEPTION_MESSAGE))
 			.contains("#order.noSuchMethod()");
 	}
 
@@ -298,6 +309,13 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		}
 
 		@Bean
+		ChannelErrors channelErrors(CachingConnectionFactory connectionFactory) {
+			ChannelErrors errors = new ChannelErrors();
+			connectionFactory.addChannelListener(errors);
+			return errors;
+		}
+
+		@Bean
 		MessageConverter jsonMessageConverter() {
 			return new JacksonJsonMessageConverter();
 		}
@@ -309,7 +327,10 @@ abstract class AbstractRabbitListenerIntegrationTests {
 			Queue ordersQueue = QueueBuilder.durable(orders).quorum().deadLetterExchange(dlx)
 				.deadLetterRoutingKey(orders)
 				.build();
-			Queue keyedQueue = QueueBuilder.nonDurable(keyed).deadLetterExchange(dlx).deadLetterRoutingKey(keyed).build();
+			Queue keyedQueue = QueueBuilder.nonDurable(keyed)
+				.deadLetterExchange(dlx)
+				.deadLetterRoutingKey(keyed)
+				.build();
 			Queue ordersDlq = QueueBuilder.nonDurable(orders + ".dlq").build();
 			Queue keyedDlq = QueueBuilder.nonDurable(keyed + ".dlq").build();
 			Binding ordersBinding = BindingBuilder.bind(ordersDlq).to(deadLetterExchange).with(orders);
@@ -322,6 +343,28 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		OrderListener orderListener(JdbcTemplate jdbc, @Value("${it.ledger}") String ledger) {
 			jdbc.execute("CREATE TABLE " + ledger + " (order_id VARCHAR(128) NOT NULL, points INT NOT NULL)");
 			return new OrderListener(jdbc, ledger);
+		}
+
+	}
+
+	/** Counts the channels the broker closed (a channel error), not those the application closed. */
+	static class ChannelErrors implements ChannelListener {
+
+		private final AtomicInteger count = new AtomicInteger();
+
+		@Override
+		public void onCreate(com.rabbitmq.client.Channel channel, boolean transactional) {
+		}
+
+		@Override
+		public void onShutDown(ShutdownSignalException signal) {
+			if (!signal.isInitiatedByApplication()) {
+				this.count.incrementAndGet();
+			}
+		}
+
+		int count() {
+			return this.count.get();
 		}
 
 	}
@@ -366,7 +409,8 @@ abstract class AbstractRabbitListenerIntegrationTests {
 		@RabbitListener(id = "orders", queues = "${it.orders}", concurrency = "4")
 		@Idempotent
 		public void onOrder(Order order, Channel channel) {
-			int attempt = this.invocations.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger()).incrementAndGet();
+			int attempt = this.invocations.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger())
+				.incrementAndGet();
 			this.threads.put(Thread.currentThread().getName(), Boolean.TRUE);
 			String id = order.orderId();
 			if (id.startsWith("poison-")) {

@@ -67,10 +67,13 @@ public final class IdempotencyRabbitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RabbitListenerEndpointRegistry.class)
-	RabbitListenerContainers idempotencyRabbitListenerContainers(RabbitListenerEndpointRegistry registry,
-			RabbitDeliveryContexts contexts, RabbitFailurePolicy policy, RabbitDeadLetters deadLetters,
-			ObjectProvider<FailClosedCircuits> failClosed) {
-		return new RabbitListenerContainers(registry, contexts, policy, deadLetters, failClosed.getIfAvailable());
+	RabbitListenerContainers idempotencyRabbitListenerContainers(
+			ObjectProvider<RabbitListenerEndpointRegistry> registry, RabbitDeliveryContexts contexts,
+			RabbitFailurePolicy policy, RabbitDeadLetters deadLetters, ObjectProvider<FailClosedCircuits> failClosed) {
+		// Not the registry itself: a lifecycle bean's dependencies start first, and the containers must
+		// be adapted before the registry starts them.
+		return new RabbitListenerContainers(registry::getObject, contexts, policy, deadLetters,
+				failClosed.getIfAvailable());
 	}
 
 	@Bean
