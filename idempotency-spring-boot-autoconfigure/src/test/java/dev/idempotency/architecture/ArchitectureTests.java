@@ -280,15 +280,6 @@ class ArchitectureTests {
 	}
 
 	@Test
-	void onlyTheRabbitTreesUseSpringAmqpAndTheRabbitClient() {
-		check(noClasses().that()
-			.resideOutsideOfPackages(ROOT + ".rabbit..", ROOT + ".outbox.rabbit..", ROOT + ".outbox.autoconfigure..")
-			.should()
-			.dependOnClassesThat()
-			.resideInAnyPackage("org.springframework.amqp..", "org.springframework.boot.amqp..", "com.rabbitmq.."));
-	}
-
-	@Test
 	void outboxApiDoesNotDependOnItsImplementations() {
 		check(noClasses().that()
 			.resideInAPackage(ROOT + ".outbox")

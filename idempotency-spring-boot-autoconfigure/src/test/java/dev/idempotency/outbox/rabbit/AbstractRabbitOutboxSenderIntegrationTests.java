@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -78,6 +79,8 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 
 	private final AtomicInteger sendFailures = new AtomicInteger();
 
+	private final Map<String, AtomicInteger> sendFailuresByDestination = new ConcurrentHashMap<>();
+
 	private final AtomicInteger dead = new AtomicInteger();
 
 	protected abstract HikariDataSource createDataSource();
@@ -111,6 +114,7 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 	void emptyTable() {
 		this.jdbc.update("DELETE FROM idempotency_outbox");
 		this.sendFailures.set(0);
+		this.sendFailuresByDestination.clear();
 		this.dead.set(0);
 	}
 
@@ -219,6 +223,8 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 		assertThat(((Number) row.get("attempts")).intValue()).isZero();
 		assertThat((String) row.get("last_error")).contains("NOT_FOUND");
 		assertThat(this.dead).hasValue(0);
+		assertThat(this.sendFailuresByDestination).as("failed sends by destination")
+			.containsOnlyKeys("rabbit:" + missing + "/k");
 
 		String late = queue(null, null);
 		declareExchange(missing);
@@ -226,6 +232,45 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 		await().atMost(30, TimeUnit.SECONDS).until(() -> rows("SENT") == 6);
 		assertThat(read(late, 1)).singleElement()
 			.satisfies((message) -> assertThat(message.getMessageProperties().getMessageId()).isEqualTo(waiting));
+	}
+
+	/**
+	 * A queue that refuses messages beyond its length ({@code x-overflow=reject-publish}) makes the
+	 * broker answer them with a negative confirm: their rows stay pending, without counting an
+	 * attempt, and go out once the queue has room again. A row marked sent without its confirm would
+	 * be lost here.
+	 */
+	@Test
+	void aMessageTheBrokerDoesNotConfirmStaysPendingUntilItIsConfirmed() {
+		String exchange = exchange();
+		String queue = "outbox-q-" + UUID.randomUUID();
+		Queue bounded = new Queue(queue, false, false, false,
+				Map.of("x-max-length", 5, "x-overflow", "reject-publish"));
+		this.admin.declareQueue(bounded);
+		this.cleanUps.add(() -> this.admin.deleteQueue(queue));
+		this.admin.declareBinding(BindingBuilder.bind(bounded).to(new DirectExchange(exchange)).with("k"));
+		start(relay(20, Duration.ofSeconds(10), 2, sender(this.connectionFactory)));
+		List<String> published = this.transactions.execute((status) -> {
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				ids.add(this.outbox.publish("rabbit:" + exchange + "/k", null, "m-" + i));
+			}
+			return ids;
+		});
+		await().atMost(30, TimeUnit.SECONDS).until(() -> rows("SENT") == 5 && this.sendFailures.get() >= 6);
+		assertThat(rows("PENDING")).as("rows the broker refused").isEqualTo(3);
+		assertThat(this.jdbc.queryForObject("SELECT MAX(attempts) FROM idempotency_outbox", Integer.class))
+			.as("attempts counted for refused messages")
+			.isZero();
+		assertThat(this.jdbc.queryForList("SELECT last_error FROM idempotency_outbox WHERE status = 'PENDING'",
+				String.class))
+			.allSatisfy((error) -> assertThat(error).contains("AmqpNackReceivedException"));
+		List<String> received = new ArrayList<>();
+		read(queue, 5).forEach((message) -> received.add(message.getMessageProperties().getMessageId()));
+		await().atMost(30, TimeUnit.SECONDS).until(() -> rows("SENT") == 8);
+		read(queue, 3).forEach((message) -> received.add(message.getMessageProperties().getMessageId()));
+		assertThat(received).containsExactlyInAnyOrderElementsOf(published);
+		assertThat(this.dead).hasValue(0);
 	}
 
 	/**
@@ -299,6 +344,9 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 			@Override
 			public void onOutboxSendFailed(String destination, Throwable cause) {
 				AbstractRabbitOutboxSenderIntegrationTests.this.sendFailures.incrementAndGet();
+				AbstractRabbitOutboxSenderIntegrationTests.this.sendFailuresByDestination
+					.computeIfAbsent(destination, (key) -> new AtomicInteger())
+					.incrementAndGet();
 			}
 
 			@Override
