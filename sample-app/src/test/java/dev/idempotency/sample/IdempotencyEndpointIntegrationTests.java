@@ -187,7 +187,7 @@ class IdempotencyEndpointIntegrationTests {
 
 		@Test
 		void deadLettersOfAnUnknownTransportAreNotFound() throws Exception {
-			assertThat(send(this.port, "GET", "/actuator/idempotency/dead-letters/rabbit/orders").statusCode())
+			assertThat(send(this.port, "GET", "/actuator/idempotency/dead-letters/sqs/orders").statusCode())
 				.isEqualTo(404);
 			JsonNode overview = json.readTree(send(this.port, "GET", "/actuator/idempotency").body());
 			assertThat(overview.get("deadLetters").valueStream().map(JsonNode::asString)).contains("kafka");
