@@ -2,6 +2,7 @@ package dev.idempotency.http;
 
 import java.lang.reflect.Method;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -119,7 +120,7 @@ public final class IdempotentRequestInterceptor implements MethodInterceptor {
 		if (header.key() != null) {
 			variables.put("idempotencyKey", header.key());
 		}
-		return new DeliveryContext(messageId, HttpMessageTransport.NAME, variables, null);
+		return new DeliveryContext(messageId, HttpMessageTransport.NAME, variables, null, List.of());
 	}
 
 	/** Whether the method's key is the header's (its {@code @Idempotent} sets no key expression). */

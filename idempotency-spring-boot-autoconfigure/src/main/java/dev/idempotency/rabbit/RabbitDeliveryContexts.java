@@ -1,6 +1,7 @@
 package dev.idempotency.rabbit;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
@@ -47,7 +48,7 @@ public final class RabbitDeliveryContexts {
 		if (queue != null) {
 			variables.put("queue", queue);
 		}
-		return new DeliveryContext(messageId(message), queue, variables, acknowledger);
+		return new DeliveryContext(messageId(message), queue, variables, acknowledger, List.of());
 	}
 
 	/**

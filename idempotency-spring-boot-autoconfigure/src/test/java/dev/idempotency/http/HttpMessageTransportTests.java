@@ -25,7 +25,7 @@ class HttpMessageTransportTests {
 	private static final MessageTransports TRANSPORTS = MessageTransports.of(List.of(new HttpMessageTransport()));
 
 	private static final DeliveryContext REQUEST = new DeliveryContext(":k-1", HttpMessageTransport.NAME, Map.of(),
-			null);
+			null, List.of());
 
 	@Test
 	void aHandlerFingerprintsTheRequestAndReturnsTheStoredResponseByDefault() {

@@ -72,15 +72,6 @@ public class RabbitOutboxSender implements OutboxSender, AutoCloseable {
 	private final Set<String> exchanges = new HashSet<>();
 
 	/**
-	 * Creates a sender that sends JSON ({@value #DEFAULT_CONTENT_TYPE}).
-	 * @param connectionFactory a factory with correlated publisher confirms and publisher returns
-	 * @throws IllegalStateException if the factory does not confirm or return messages
-	 */
-	public RabbitOutboxSender(ConnectionFactory connectionFactory) {
-		this(connectionFactory, DEFAULT_CONTENT_TYPE);
-	}
-
-	/**
 	 * Creates a sender.
 	 * @param connectionFactory a factory with correlated publisher confirms and publisher returns
 	 * @param contentType the content type of every message, e.g. {@code application/json}

@@ -77,7 +77,7 @@ class OutboxRabbitSenderConfigurationTests {
 		CachingConnectionFactory factory = new CachingConnectionFactory();
 		factory.setPublisherConfirmType(ConfirmType.CORRELATED);
 		factory.setPublisherReturns(true);
-		return new RabbitOutboxSender(factory);
+		return new RabbitOutboxSender(factory, RabbitOutboxSender.DEFAULT_CONTENT_TYPE);
 	}
 
 }

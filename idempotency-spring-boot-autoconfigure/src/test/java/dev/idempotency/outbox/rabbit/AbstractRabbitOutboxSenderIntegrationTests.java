@@ -21,6 +21,7 @@ import dev.idempotency.outbox.OutboxSender;
 import dev.idempotency.outbox.jdbc.JdbcOutbox;
 import dev.idempotency.outbox.jdbc.JdbcOutboxRepository;
 import dev.idempotency.outbox.jdbc.OutboxDialect;
+import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.testsupport.TcpProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -328,7 +329,7 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 	}
 
 	private RabbitOutboxSender sender(CachingConnectionFactory factory) {
-		RabbitOutboxSender sender = new RabbitOutboxSender(factory);
+		RabbitOutboxSender sender = new RabbitOutboxSender(factory, RabbitOutboxSender.DEFAULT_CONTENT_TYPE);
 		this.cleanUps.add(sender::close);
 		return sender;
 	}
@@ -356,7 +357,7 @@ abstract class AbstractRabbitOutboxSenderIntegrationTests {
 
 		};
 		return new OutboxRelay(this.repository, () -> List.of(sender), options, Clock.systemUTC(),
-				() -> List.of(listener));
+				() -> List.of(listener), new DefaultFailureClassifier());
 	}
 
 	private void start(OutboxRelay relay) {

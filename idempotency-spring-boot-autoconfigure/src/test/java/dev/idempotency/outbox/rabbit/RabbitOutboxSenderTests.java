@@ -25,7 +25,8 @@ class RabbitOutboxSenderTests {
 
 	@Test
 	void onlyAReturnedMessageIsTheMessagesFailure() {
-		RabbitOutboxSender sender = new RabbitOutboxSender(confirmingFactory(true));
+		RabbitOutboxSender sender = new RabbitOutboxSender(confirmingFactory(true),
+				RabbitOutboxSender.DEFAULT_CONTENT_TYPE);
 		AmqpMessageReturnedException returned = new AmqpMessageReturnedException("returned", new ReturnedMessage(
 				new Message(new byte[0], new MessageProperties()), 312, "NO_ROUTE", "orders", "k"));
 		assertThat(sender.isMessageFailure(returned)).isTrue();
@@ -40,16 +41,20 @@ class RabbitOutboxSenderTests {
 
 	@Test
 	void aFactoryWithoutConfirmsOrReturnsFailsWithTheSettingsToChange() {
-		assertThatIllegalStateException().isThrownBy(() -> new RabbitOutboxSender(new CachingConnectionFactory()))
+		assertThatIllegalStateException()
+			.isThrownBy(() -> new RabbitOutboxSender(new CachingConnectionFactory(),
+					RabbitOutboxSender.DEFAULT_CONTENT_TYPE))
 			.withMessageContaining("spring.rabbitmq.publisher-confirm-type=correlated")
 			.withMessageContaining("spring.rabbitmq.publisher-returns=true")
 			.withMessageContaining("idempotency.outbox.rabbit.enabled=false");
-		assertThatIllegalStateException().isThrownBy(() -> new RabbitOutboxSender(confirmingFactory(false)))
+		assertThatIllegalStateException()
+			.isThrownBy(() -> new RabbitOutboxSender(confirmingFactory(false), RabbitOutboxSender.DEFAULT_CONTENT_TYPE))
 			.withMessageContaining("returns: false");
 		CachingConnectionFactory simple = new CachingConnectionFactory();
 		simple.setPublisherConfirmType(ConfirmType.SIMPLE);
 		simple.setPublisherReturns(true);
-		assertThatIllegalStateException().isThrownBy(() -> new RabbitOutboxSender(simple))
+		assertThatIllegalStateException()
+			.isThrownBy(() -> new RabbitOutboxSender(simple, RabbitOutboxSender.DEFAULT_CONTENT_TYPE))
 			.withMessageContaining("confirms: false");
 	}
 
