@@ -1,5 +1,8 @@
 package dev.idempotency.migration;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -15,7 +18,9 @@ import dev.idempotency.store.jdbc.JdbcIdempotencyDialect;
 import dev.idempotency.testsupport.TestDatabases;
 
 import org.springframework.boot.jdbc.DatabaseDriver;
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.core.io.Resource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
@@ -42,6 +47,9 @@ final class IsolatedDatabase implements AutoCloseable {
 	private final Runnable drop;
 
 	private final DataSource dataSource;
+
+	/** Runs the MySQL scripts, with MySQL's key collation replaced by MariaDB's. */
+	private boolean mySqlScripts;
 
 	private IsolatedDatabase(String name, String url, String username, JdbcIdempotencyDialect dialect,
 			Runnable drop) {
@@ -86,6 +94,21 @@ final class IsolatedDatabase implements AutoCloseable {
 				});
 	}
 
+	/**
+	 * A MariaDB database on which {@link #createShipped()} and {@link #create01()} run the MySQL
+	 * scripts, with {@code utf8mb4_0900_bin} (MySQL 8 only) replaced by {@code utf8mb4_nopad_bin}.
+	 */
+	static IsolatedDatabase mySqlScriptsOnMariaDb() {
+		IsolatedDatabase database = mariaDb();
+		database.mySqlScripts = true;
+		return database;
+	}
+
+	/** A MySQL script with the MariaDB collation of the same meaning (binary, NO PAD). */
+	static String onMariaDb(String mySqlScript) {
+		return mySqlScript.replace("utf8mb4_0900_bin", "utf8mb4_nopad_bin");
+	}
+
 	static IsolatedDatabase h2() {
 		String name = randomName();
 		IsolatedDatabase[] database = new IsolatedDatabase[1];
@@ -98,7 +121,7 @@ final class IsolatedDatabase implements AutoCloseable {
 		return "migr_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 	}
 
-	/** Another isolated database on the same server. */
+	/** Another isolated database on the same server (with MariaDB's own scripts). */
 	IsolatedDatabase sibling() {
 		return switch (this.dialect) {
 			case POSTGRESQL -> postgresql();
@@ -146,7 +169,7 @@ final class IsolatedDatabase implements AutoCloseable {
 	String platform() {
 		return switch (this.dialect) {
 			case POSTGRESQL -> "postgresql";
-			case MARIADB -> "mariadb";
+			case MARIADB -> this.mySqlScripts ? "mysql" : "mariadb";
 			case MYSQL -> "mysql";
 			case GENERIC -> "h2";
 		};
@@ -154,7 +177,17 @@ final class IsolatedDatabase implements AutoCloseable {
 
 	/** Runs a script from the class path, as Spring's database initialization does. */
 	void run(String script) {
-		new ResourceDatabasePopulator(new ClassPathResource(script)).execute(this.dataSource);
+		Resource resource = new ClassPathResource(script);
+		if (this.mySqlScripts) {
+			try {
+				resource = new ByteArrayResource(onMariaDb(resource.getContentAsString(StandardCharsets.UTF_8))
+					.getBytes(StandardCharsets.UTF_8));
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+		new ResourceDatabasePopulator(resource).execute(this.dataSource);
 	}
 
 	/** Creates both tables as the starter's {@code initialize-schema} of this version does. */
