@@ -117,7 +117,9 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 				gotThrough();
 				ShareDecision accepted = new ShareDecision(AcknowledgeType.ACCEPT, Reason.PROCESSED);
 				this.events.acknowledged(this.group, accepted);
-				remember(record, renewed || renewal.wasRenewed(), accepted);
+				if (renewed || renewal.wasRenewed()) {
+					settleRenewed(record, renewal, accepted);
+				}
 				return;
 			}
 			catch (RuntimeException ex) {
@@ -131,8 +133,10 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 					}
 				}
 				ShareDecision decision = decide(record, ex);
-				remember(record, renewed, decision);
 				this.events.acknowledged(this.group, decision);
+				if (renewed) {
+					settleRenewed(record, renewal, decision);
+				}
 				throw new ShareDecisionException(decision, ex);
 			}
 			finally {
@@ -193,8 +197,13 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 		throw new ShareDecisionException(decision, null);
 	}
 
-	private void remember(ConsumerRecord<?, ?> record, boolean renewed, ShareDecision decision) {
-		if (renewed) {
+	/**
+	 * Settles a renewed record at once, on the consumer thread; if the client still refuses, it
+	 * hands the record back on its next poll, where the decision is applied without the method.
+	 */
+	private void settleRenewed(ConsumerRecord<?, ?> record, ShareLockRenewal.Renewal renewal,
+			ShareDecision decision) {
+		if (!renewal.settleRenewed(decision.type())) {
 			this.decidedBeforeRenewal.put(key(record), decision);
 		}
 	}

@@ -32,6 +32,11 @@ public final class ShareLockRenewal implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ShareLockRenewal.class);
 
+	/** Longest the consumer thread waits for the client to take the settlement of a renewed record. */
+	private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(2);
+
+	private static final long SETTLE_STEP_MILLIS = 10;
+
 	/** Renewals wait for the broker's answer: two threads, so that one slow answer delays no other. */
 	private static final int RENEWAL_THREADS = 2;
 
@@ -160,6 +165,45 @@ public final class ShareLockRenewal implements AutoCloseable {
 			catch (RuntimeException ex) {
 				// The record is being renewed already (its renewal is not back), or the consumer closed
 				logger.debug("Could not renew the lock of " + ShareFailurePolicy.describe(this.record), ex);
+			}
+		}
+
+		/**
+		 * Settles a renewed record on the consumer thread, once the client has applied the
+		 * renewal's answer: until then it refuses any acknowledgement of the record, and a record
+		 * left unsettled would make the next poll fail. Tries for at most {@link #SETTLE_TIMEOUT};
+		 * acknowledging a record twice is harmless (the client keeps the last type), so the
+		 * container's own acknowledgement after this one does no harm.
+		 * @param type the acknowledgement
+		 * @return {@code true} if the client took it
+		 */
+		@SuppressWarnings("unchecked")
+		boolean settleRenewed(AcknowledgeType type) {
+			long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
+			while (true) {
+				try {
+					this.consumer.commitAsync();
+					this.consumer.acknowledge(this.record, type);
+					return true;
+				}
+				catch (IllegalStateException ex) {
+					if (System.nanoTime() - deadline >= 0) {
+						logger.debug("The client did not take " + type + " of renewed "
+								+ ShareFailurePolicy.describe(this.record), ex);
+						return false;
+					}
+					try {
+						Thread.sleep(SETTLE_STEP_MILLIS);
+					}
+					catch (InterruptedException interrupted) {
+						Thread.currentThread().interrupt();
+						return false;
+					}
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not settle renewed " + ShareFailurePolicy.describe(this.record), ex);
+					return false;
+				}
 			}
 		}
 
