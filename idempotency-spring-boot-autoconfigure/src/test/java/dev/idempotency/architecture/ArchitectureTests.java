@@ -87,8 +87,9 @@ class ArchitectureTests {
 			.importPackages(ROOT);
 		assertThat(classes).as("main classes of %s", ROOT).isNotEmpty();
 		for (String layer : List.of("annotation", "core", "support", "support.jdbc", "store.jdbc", "store.redis",
-				"store.redisson", "kafka", "redis.stream", "redis.filter", "outbox", "outbox.jdbc", "outbox.kafka",
-				"outbox.redis", "outbox.rabbit", "filter", "metrics", "observation", "guard", "autoconfigure", "autoconfigure.store",
+				"store.redisson", "kafka", "kafka.share", "kafka.share.autoconfigure", "redis.stream", "redis.filter",
+				"outbox", "outbox.jdbc", "outbox.kafka", "outbox.redis", "outbox.rabbit", "filter", "metrics",
+				"observation", "guard", "autoconfigure", "autoconfigure.store",
 				"autoconfigure.health", "autoconfigure.actuate", "store.jdbc.autoconfigure",
 				"store.redis.autoconfigure", "store.redisson.autoconfigure", "kafka.autoconfigure",
 				"redis.stream.autoconfigure", "redis.filter.autoconfigure", "outbox.autoconfigure",

@@ -1,0 +1,131 @@
+package dev.idempotency.kafka.share;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+
+import dev.idempotency.core.DeliveryListener;
+import dev.idempotency.support.FailClosedCircuits;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.kafka.listener.AbstractShareKafkaMessageListenerContainer;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.ContainerProperties.ShareAckMode;
+import org.springframework.kafka.listener.GenericMessageListener;
+import org.springframework.kafka.listener.MessageListenerContainer;
+import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
+
+/**
+ * Binds the adapter to every share-group container of the application's
+ * {@code KafkaListenerEndpointRegistry} just before the registry starts them: wraps each
+ * container's listener in a {@link ShareDeliveryDispatcher} and sets its recoverer to return the
+ * dispatcher's decisions. spring-kafka's share containers have no record interceptor, so the
+ * listener is the one place that sees every record with its consumer and acknowledgement. Reads
+ * the broker's delivery-attempt limit first. Containers in {@code ShareAckMode.IMPLICIT} are left
+ * alone: the broker accepts their records whatever happens ({@link ImplicitShareAckVerifier}
+ * refuses {@code @Idempotent} on them).
+ *
+ * @since 0.2.0
+ */
+public final class ShareListenerContainers implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(ShareListenerContainers.class);
+
+	private final Supplier<? extends Collection<? extends MessageListenerContainer>> containers;
+
+	private final ShareFailurePolicy policy;
+
+	private final ShareLockRenewal renewal;
+
+	private final @Nullable FailClosedCircuits circuits;
+
+	private final ShareDeliveryAttempts attempts;
+
+	private final ShareDeliveryDispatcher.ShareEvents events;
+
+	private volatile boolean running;
+
+	/**
+	 * Creates the binding.
+	 * @param containers the application's listener containers (the registry's)
+	 * @param policy what becomes of a failed record
+	 * @param renewal the lock renewal while a method runs
+	 * @param circuits fail-closed's circuits, or {@code null} when fail-closed is off
+	 * @param attempts the delivery-attempt limit, resolved on start
+	 * @param listeners told how records were settled
+	 */
+	public ShareListenerContainers(Supplier<? extends Collection<? extends MessageListenerContainer>> containers,
+			ShareFailurePolicy policy, ShareLockRenewal renewal, @Nullable FailClosedCircuits circuits,
+			ShareDeliveryAttempts attempts, Supplier<? extends List<? extends DeliveryListener>> listeners) {
+		this.containers = containers;
+		this.policy = policy;
+		this.renewal = renewal;
+		this.circuits = circuits;
+		this.attempts = attempts;
+		this.events = ShareDeliveryDispatcher.ShareEvents.of(listeners);
+	}
+
+	@Override
+	public void start() {
+		List<ShareKafkaMessageListenerContainer<?, ?>> shared = this.containers.get()
+			.stream()
+			.filter(ShareKafkaMessageListenerContainer.class::isInstance)
+			.<ShareKafkaMessageListenerContainer<?, ?>>map(ShareKafkaMessageListenerContainer.class::cast)
+			.filter((container) -> container.getContainerProperties().getShareAckMode() != ShareAckMode.IMPLICIT)
+			.toList();
+		if (!shared.isEmpty()) {
+			this.attempts.resolve();
+		}
+		this.running = true;
+		shared.forEach(this::bind);
+	}
+
+	private void bind(ShareKafkaMessageListenerContainer<?, ?> container) {
+		ContainerProperties properties = container.getContainerProperties();
+		if (!(properties.getMessageListener() instanceof GenericMessageListener<?> listener)
+				|| listener instanceof ShareDeliveryDispatcher) {
+			return;
+		}
+		String id = String.valueOf(container.getListenerId());
+		// A container already started (another lifecycle started it first) takes the listener on restart
+		boolean restart = container.isRunning();
+		if (restart) {
+			container.stop();
+		}
+		ShareFetchPause pause = (this.circuits != null)
+				? new ShareFetchPause(container, this.circuits.circuit(id), () -> this.running) : null;
+		String group = container.getGroupId();
+		properties.setMessageListener(new ShareDeliveryDispatcher(listener, (group != null) ? group : id, this.policy,
+				this.renewal, pause, this.events, () -> this.running && container.isRunning()));
+		container.setShareConsumerRecordRecoverer(new ShareDecisionRecoverer());
+		if (restart) {
+			container.start();
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Share listener '" + id + "' of group '" + group + "': records are dead-lettered at delivery "
+					+ this.attempts.limit());
+		}
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Just before the containers: the registry starts them in their phase.
+	 */
+	@Override
+	public int getPhase() {
+		return AbstractShareKafkaMessageListenerContainer.DEFAULT_PHASE - 100;
+	}
+
+}
