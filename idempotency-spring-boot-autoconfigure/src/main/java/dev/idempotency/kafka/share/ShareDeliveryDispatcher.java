@@ -111,7 +111,7 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 				rejectUnreadable(record);
 				DeliveryContextHolder.set(new DeliveryContext(KafkaDeliveryContextInterceptor.messageId(record),
 						this.group, Map.of("record", record, "headers", headerValues(record)),
-						(acknowledgment != null) ? acknowledgment::acknowledge : null));
+						(acknowledgment != null) ? acknowledgment::acknowledge : null, List.of()));
 				invoke(record, acknowledgment, consumer);
 				renewal.close();
 				gotThrough();
