@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
+import dev.idempotency.kafka.share.metrics.KafkaShareMeters;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.observation.DefaultIdempotencyObservationConvention;
@@ -104,7 +105,8 @@ class DocumentedNamesTests {
 	/** The meter names of the engine and of each technology that has meters of its own. */
 	private static Set<String> meterNames() {
 		Set<String> names = new HashSet<>();
-		for (Class<?> meters : List.of(IdempotencyMeters.class, RedisStreamMeters.class, OutboxMeters.class)) {
+		for (Class<?> meters : List.of(IdempotencyMeters.class, RedisStreamMeters.class, OutboxMeters.class,
+				KafkaShareMeters.class)) {
 			for (Field field : meters.getFields()) {
 				if (Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
 					try {

@@ -70,6 +70,8 @@ abstract class AbstractDuplicateAccountingIntegrationTests {
 	private ConfigurableApplicationContext start(boolean accounting) {
 		List<String> properties = new ArrayList<>(List.of(dataSourceProperties()));
 		properties.add("idempotency.jdbc.initialize-schema=never");
+		// The table is created again below, once the context runs.
+		properties.add("idempotency.jdbc.schema-check=off");
 		properties.add("idempotency.jdbc.purge.enabled=false");
 		if (accounting) {
 			properties.add("idempotency.duplicate-accounting=true");
