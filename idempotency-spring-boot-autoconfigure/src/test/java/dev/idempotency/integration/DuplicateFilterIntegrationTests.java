@@ -30,6 +30,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 
@@ -107,6 +108,11 @@ class DuplicateFilterIntegrationTests {
 			deliver("b-" + i, acknowledged).apply(orders, "b-" + i);
 		}
 		awaitRecentKeysWritten(context);
+		// No write still in flight when the keys are deleted: one landing after would answer "completed".
+		StringRedisTemplate keys = new StringRedisTemplate(redis);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> keys.keys(PREFIX + "suffix-b*").size() >= 50);
 		MeterRegistry meters = context.getBean(MeterRegistry.class);
 		// The first round asks Redis only for Bloom false positives.
 		double unknownBefore = answers(meters, "redis-recent", "unknown");
