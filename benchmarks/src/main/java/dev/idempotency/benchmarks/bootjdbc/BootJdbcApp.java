@@ -21,7 +21,8 @@ import org.springframework.transaction.support.ResourceTransactionManager;
  * {@code starter}) given only the connection's URL and credentials, so Spring Boot's Hikari pool
  * (10 connections, auto-commit on), its {@code JdbcTransactionManager} and the server's default
  * isolation. The starter's application also names its dedup table (the suite's, shared with the
- * baseline) and turns the purge off, which runs outside the measured path.
+ * baseline) and turns the purge off, which runs outside the measured path; the baseline's has
+ * {@code idempotency.enabled=false}, so none of the starter's beans.
  */
 final class BootJdbcApp implements AutoCloseable {
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import dev.idempotency.benchmarks.bootjdbc.Ledger;
+import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 
@@ -30,7 +31,7 @@ public class HandLedger implements Ledger {
 
 	public HandLedger(JdbcTemplate jdbc, @Value("${bench.database}") String database) {
 		this.jdbc = jdbc;
-		this.tables = LedgerTables.of(dev.idempotency.benchmarks.support.Database.of(database));
+		this.tables = LedgerTables.of(Database.of(database));
 		this.insert = this.tables.insertOrIgnore();
 	}
 
