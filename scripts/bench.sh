@@ -57,6 +57,14 @@
 #                                            handler without it, one application and database, embedded Tomcat and the
 #                                            JDK client, rounds alternated ABBA (~3 min). Options: --db postgresql|mariadb
 #                                            --threads N (8) --rounds N (6) --warmup N (2) --round-time seconds (10)
+#   scripts/bench.sh --suite bootjdbc        issue 33 item 3: two minimal Spring Boot applications on Spring Boot's defaults
+#                                            (pool, JdbcTransactionManager, the server's isolation), a @Transactional
+#                                            hand-written insert-or-ignore against @Idempotent, the same JdbcTemplate
+#                                            business writes, 10% duplicates, rounds interleaved, every round checked, on
+#                                            PostgreSQL and MariaDB with 1 and 4 threads; run on a classpath without the
+#                                            module's Redis, Kafka, RabbitMQ, web and Micrometer jars. Options:
+#                                            --db postgresql,mariadb --messages N (4000) --rounds N (9) --warmup N (2)
+#                                            --threads 1,4 --variants hand,starter
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -79,6 +87,7 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
 fi
 
 main=dev.idempotency.benchmarks.jmh.BenchMain
+minimal_excludes='/(spring-data-redis|spring-boot-data-redis|spring-boot-starter-data-redis|lettuce-core|redisson|spring-kafka|spring-boot-kafka|kafka[-_]|spring-amqp|spring-rabbit|spring-boot-amqp|amqp-client|spring-webmvc|spring-boot-webmvc|spring-boot-starter-webmvc|spring-boot-tomcat|spring-boot-starter-tomcat|tomcat-|spring-boot-http|spring-boot-web-server|micrometer-(core|registry|jakarta)|camel-|spring-integration-|netty-|reactor-)'
 if [[ "${1:-}" == --suite ]]; then
 	case "${2:-}" in
 		jmh) ;;
@@ -88,13 +97,19 @@ if [[ "${1:-}" == --suite ]]; then
 		filters) main=dev.idempotency.benchmarks.filters.FilterBench ;;
 		rabbit) main=dev.idempotency.benchmarks.rabbit.RabbitBench ;;
 		http) main=dev.idempotency.benchmarks.http.HttpBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit or http" >&2; exit 2 ;;
+		bootjdbc) main=dev.idempotency.benchmarks.bootjdbc.BootJdbcBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit, http or bootjdbc" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2
 fi
 
 classpath="benchmarks/target/classes:$(cat benchmarks/target/benchmark.classpath)"
+if [[ "$main" == *.BootJdbcBench ]]; then
+	# A minimal JDBC application: without the module's Redis, Kafka, RabbitMQ, web and Micrometer jars,
+	# whose auto-configurations an application of spring-boot-starter-jdbc and this starter never runs.
+	classpath="$(tr ':' '\n' <<<"$classpath" | grep -v -E "$minimal_excludes" | paste -sd:)"
+fi
 command="scripts/bench.sh${suite_args:+ ${suite_args[*]}}"
 if (($#)); then
 	command+=" $(printf '%q ' "$@")"
