@@ -1,6 +1,7 @@
 package dev.idempotency.test;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +43,7 @@ final class StoreFaultInterceptor implements MethodInterceptor {
 	 */
 	static Object wrap(Object store, StoreFaultInterceptor interceptor) {
 		ProxyFactory factory = new ProxyFactory(store);
-		factory.setProxyTargetClass(!java.lang.reflect.Modifier.isFinal(store.getClass().getModifiers()));
+		factory.setProxyTargetClass(!Modifier.isFinal(store.getClass().getModifiers()));
 		factory.addAdvice(interceptor);
 		return factory.getProxy(store.getClass().getClassLoader());
 	}

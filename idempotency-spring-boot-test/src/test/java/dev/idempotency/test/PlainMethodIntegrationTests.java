@@ -1,5 +1,7 @@
 package dev.idempotency.test;
 
+import java.net.ConnectException;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -77,7 +79,7 @@ class PlainMethodIntegrationTests {
 			.withMessageContaining("Expected 2 processed")
 			.withMessageContaining("counted 1");
 		assertThatExceptionOfType(AssertionError.class)
-			.isThrownBy(() -> this.idempotency.await(java.time.Duration.ofMillis(200)).duplicates(1));
+			.isThrownBy(() -> this.idempotency.await(Duration.ofMillis(200)).duplicates(1));
 	}
 
 	@Test
@@ -111,7 +113,7 @@ class PlainMethodIntegrationTests {
 	void storeOutageFailsCallsWithAnInfrastructureFailureUntilItRecovers() {
 		this.idempotency.store().fail();
 		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> this.points.credit(this.order))
-			.withRootCauseInstanceOf(java.net.ConnectException.class);
+			.withRootCauseInstanceOf(ConnectException.class);
 		assertThat(this.ledger.credits(this.order)).isZero();
 		this.idempotency.store().recover();
 		this.points.credit(this.order);
