@@ -4,12 +4,12 @@
 # every module's tests (unit and integration) in two lanes at once:
 #
 #   engine   idempotency-spring-boot-autoconfigure: its unit tests and integration tests
-#   users    idempotency-spring-boot-starter, sample-app, fault-injection, benchmarks: the modules
-#            that use the engine, mostly waiting on brokers and child JVMs
+#   users    idempotency-spring-boot-starter, idempotency-spring-boot-test, sample-app, fault-injection,
+#            benchmarks: the modules that use the engine, mostly waiting on brokers and child JVMs
 #
 # The lanes share no database (the engine's integration tests use test_fork<n>, fault-injection
-# test_fault<n>, sample-app H2), no Redis key (each test uses its own prefix or stream) and no
-# Kafka broker (each JVM starts its own). The users lane takes the engine from the local Maven
+# test_fault<n>, the test kit `test`, sample-app H2), no Redis key (each test uses its own prefix
+# or stream) and no Kafka broker (each JVM starts its own). The users lane takes the engine from the local Maven
 # repository, so the command first builds and installs every module without running tests. Each
 # lane writes target/lane-<name>.log, printed (engine, then users) once the lane ends; the command
 # fails if either lane fails.
@@ -62,11 +62,11 @@ lane() {
 }
 lane engine -pl idempotency-spring-boot-autoconfigure
 engine=$!
-lane users -pl idempotency-spring-boot-starter,sample-app,fault-injection,benchmarks
+lane users -pl idempotency-spring-boot-starter,idempotency-spring-boot-test,sample-app,fault-injection,benchmarks
 users=$!
 trap 'kill -TERM -- "-$engine" "-$users" 2>/dev/null; exit 130' INT TERM
-echo "[test] two lanes running: engine (idempotency-spring-boot-autoconfigure) and users (starter, sample-app,"
-echo "[test] fault-injection, benchmarks); logs in target/lane-engine.log and target/lane-users.log"
+echo "[test] two lanes running: engine (idempotency-spring-boot-autoconfigure) and users (starter, test kit,"
+echo "[test] sample-app, fault-injection, benchmarks); logs in target/lane-engine.log and target/lane-users.log"
 
 status=0
 failed=""
