@@ -13,8 +13,8 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * JUnit 5 extension of the test kit: before each test it {@linkplain IdempotencyTester#reset() resets}
  * the context's {@link IdempotencyTester} (counts from zero, no store outage, no crash armed), and it
  * resolves test method parameters of that type. Needs the Spring extension ({@code @SpringBootTest}
- * registers it) and the kit's auto-configuration, which the kit's jar registers; {@link IdempotencyTest}
- * does both for a test slice too.
+ * registers it) and the kit's auto-configuration, which {@link IdempotencyTest} imports: annotate the
+ * test class with it rather than registering this extension alone.
  *
  * @since 0.2.0
  */

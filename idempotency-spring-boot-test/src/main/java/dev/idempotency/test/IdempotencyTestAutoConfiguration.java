@@ -24,8 +24,8 @@ import org.springframework.core.env.Environment;
  * The test kit's beans, in a test's application context: the {@link IdempotencyTester}, the wrapper
  * of the store beans ({@link StoreFaults}), the advisor that loses acknowledgements around
  * {@code @Idempotent} methods, just outside the engine's, and a {@link SimpleMeterRegistry} when the
- * application has no {@link MeterRegistry}, so that the engine's meters exist to be read. Registered
- * by the kit's jar, which is on the test class path only, and imported by {@link IdempotencyTest}.
+ * application has no {@link MeterRegistry}, so that the engine's meters exist to be read. Imported by
+ * {@link IdempotencyTest} only: the kit's jar registers nothing for the other tests on its class path.
  *
  * @since 0.2.0
  */
