@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The project's test command: makes sure PostgreSQL, MariaDB, Redis and RabbitMQ answer on
 # 127.0.0.1 (starting or, as root on Debian/Ubuntu, installing them: see scripts/services.sh), then runs
-# every module's tests (unit and integration) in two lanes at once:
+# every module's tests (unit and integration) in three lanes at once:
 #
 #   engine   idempotency-spring-boot-autoconfigure: its unit tests and integration tests
-#   users    idempotency-spring-boot-starter, idempotency-spring-boot-test, sample-app, fault-injection,
-#            benchmarks: the modules that use the engine, mostly waiting on brokers and child JVMs
+#   faults   fault-injection: kill, outage and crash suites in child JVMs, the longest module,
+#            started at once rather than after the modules below
+#   users    idempotency-spring-boot-starter, idempotency-spring-boot-test (the test kit), sample-app,
+#            benchmarks: the other modules that use the engine, mostly waiting on brokers
 #
 # The lanes share no database (the engine's integration tests use test_fork<n>, fault-injection
-# test_fault<n>, the test kit `test`, sample-app H2), no Redis key (each test uses its own prefix
-# or stream) and no Kafka broker (each JVM starts its own). The users lane takes the engine from the local Maven
-# repository, so the command first builds and installs every module without running tests. Each
-# lane writes target/lane-<name>.log, printed (engine, then users) once the lane ends; the command
-# fails if either lane fails.
+# test_fault<n>, the test kit `test`, sample-app H2), no Redis key, stream or RabbitMQ queue (each test uses names of its
+# own run) and no Kafka broker (each JVM starts its own). The faults and users lanes take the engine
+# from the local Maven repository, so the command first builds and installs every module without
+# running tests. Each lane writes target/lane-<name>.log, printed (engine, faults, then users) once
+# the lane ends; the command fails if any lane fails.
 #
 #   ./scripts/test.sh --serial [maven arguments]
 # runs one `./mvnw verify` over all modules instead, as does any call with extra arguments, e.g.
@@ -62,15 +64,18 @@ lane() {
 }
 lane engine -pl idempotency-spring-boot-autoconfigure
 engine=$!
-lane users -pl idempotency-spring-boot-starter,idempotency-spring-boot-test,sample-app,fault-injection,benchmarks
+lane faults -pl fault-injection
+faults=$!
+lane users -pl idempotency-spring-boot-starter,idempotency-spring-boot-test,sample-app,benchmarks
 users=$!
-trap 'kill -TERM -- "-$engine" "-$users" 2>/dev/null; exit 130' INT TERM
-echo "[test] two lanes running: engine (idempotency-spring-boot-autoconfigure) and users (starter, test kit,"
-echo "[test] sample-app, fault-injection, benchmarks); logs in target/lane-engine.log and target/lane-users.log"
+trap 'kill -TERM -- "-$engine" "-$faults" "-$users" 2>/dev/null; exit 130' INT TERM
+echo "[test] three lanes running: engine (idempotency-spring-boot-autoconfigure), faults (fault-injection) and"
+echo "[test] users (starter, test kit, sample-app, benchmarks); logs in target/lane-engine.log, target/lane-faults.log and"
+echo "[test] target/lane-users.log"
 
 status=0
 failed=""
-for name in engine users; do
+for name in engine faults users; do
 	if wait "${!name}"; then
 		result=passed
 	else
@@ -81,5 +86,5 @@ for name in engine users; do
 	echo "================ lane $name: $result ================"
 	cat "target/lane-$name.log"
 done
-echo "[test] both lanes done in $((SECONDS - start)) s: $([[ $status == 0 ]] && echo passed || echo "FAILED:$failed")"
+echo "[test] all lanes done in $((SECONDS - start)) s: $([[ $status == 0 ]] && echo passed || echo "FAILED:$failed")"
 exit $status

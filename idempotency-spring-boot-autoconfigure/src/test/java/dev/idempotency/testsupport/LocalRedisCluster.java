@@ -129,10 +129,10 @@ public final class LocalRedisCluster extends LocalRedisProcesses {
 	}
 
 	/**
-	 * Runs {@code redis-cli} against one node, for a test that talks to a node directly.
+	 * Sends a command to one node, for a test that talks to a node directly.
 	 * @param port the node's port
 	 * @param arguments the command and its arguments
-	 * @return what {@code redis-cli} printed
+	 * @return the reply, as {@code redis-cli} prints it
 	 */
 	public String cli(int port, String... arguments) {
 		return RedisProcesses.cli(port, arguments);

@@ -138,10 +138,10 @@ public final class LocalRedisSentinel extends LocalRedisProcesses {
 	}
 
 	/**
-	 * Runs {@code redis-cli} against one of the servers, for a test that looks at a server directly.
+	 * Sends a command to one of the servers, for a test that looks at a server directly.
 	 * @param port the server's port
 	 * @param arguments the command and its arguments
-	 * @return what {@code redis-cli} printed
+	 * @return the reply, as {@code redis-cli} prints it
 	 */
 	public String cli(int port, String... arguments) {
 		return RedisProcesses.cli(port, arguments);

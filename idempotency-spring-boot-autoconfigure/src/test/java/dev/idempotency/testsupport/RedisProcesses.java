@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 
 /**
  * What {@link LocalRedisCluster} and {@link LocalRedisSentinel} share: free loopback ports,
- * {@code redis-cli} calls, waiting for a port to listen or a set-up to be ready, and cleaning up the
+ * commands to one node, waiting for a port to listen or a set-up to be ready, and cleaning up the
  * temporary directory.
  */
 final class RedisProcesses {
@@ -68,11 +68,12 @@ final class RedisProcesses {
 		}
 	}
 
-	/** Runs {@code redis-cli} against the server on {@code port} and returns its output. */
+	/**
+	 * Sends a command to the server on {@code port} and returns its reply as {@code redis-cli} prints
+	 * it, without starting a {@code redis-cli} process ({@link RedisNodeCommand}).
+	 */
 	static String cli(int port, String... arguments) {
-		List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", String.valueOf(port)));
-		command.addAll(List.of(arguments));
-		return run(command);
+		return RedisNodeCommand.call(port, arguments);
 	}
 
 	/** Runs {@code command} and returns its output (standard output and error). */
