@@ -255,7 +255,9 @@ abstract class AbstractHttpKeyDetailsJdbcIntegrationTests {
 
 		/** The statements prepared since {@link #clear()} that name one of {@code tables}. */
 		List<String> on(String... tables) {
-			return this.sql.stream().filter((statement) -> List.of(tables).stream().anyMatch(statement::contains)).toList();
+			return this.sql.stream()
+				.filter((statement) -> List.of(tables).stream().anyMatch(statement::contains))
+				.toList();
 		}
 
 		@Override
@@ -276,7 +278,8 @@ abstract class AbstractHttpKeyDetailsJdbcIntegrationTests {
 		private Connection logging(Connection connection) {
 			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 					(proxy, method, args) -> {
-						if (method.getName().equals("prepareStatement") && args != null && args[0] instanceof String sql) {
+						if (method.getName().equals("prepareStatement") && args != null
+								&& args[0] instanceof String sql) {
 							this.sql.add(sql);
 						}
 						try {
