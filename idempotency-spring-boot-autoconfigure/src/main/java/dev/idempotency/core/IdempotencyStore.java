@@ -168,9 +168,10 @@ public interface IdempotencyStore {
 	}
 
 	/**
-	 * Records the fingerprint of the payload processed under a key just claimed, before the method
-	 * runs: a transactional store in the caller's transaction (it commits or rolls back with the
-	 * claim), a leased store on its own while the caller holds the claim (compared by token).
+	 * Records the fingerprint of the payload processed under a key just claimed: a leased store on its
+	 * own, before the method runs, while the caller holds the claim (compared by token); a
+	 * transactional store in the caller's transaction (it commits or rolls back with the claim), when
+	 * its {@link #recordDetails} does not write the fingerprint with the result itself.
 	 * @param key the claimed key
 	 * @param claim the granted claim
 	 * @param fingerprint lower-case hex SHA-256, 64 characters
@@ -184,8 +185,8 @@ public interface IdempotencyStore {
 
 	/**
 	 * Records the method's serialized result with a key just processed, after the method returned:
-	 * a transactional store in the caller's transaction, a leased store before
-	 * {@link #complete} while the caller holds the claim.
+	 * a transactional store in the caller's transaction (when its {@link #recordDetails} does not
+	 * write it itself), a leased store before {@link #complete} while the caller holds the claim.
 	 * @param key the claimed key
 	 * @param claim the granted claim
 	 * @param result the serialized result
@@ -195,6 +196,39 @@ public interface IdempotencyStore {
 	 */
 	default void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
 		throw new UnsupportedOperationException("Store '" + name() + "' does not record results");
+	}
+
+	/**
+	 * Records the fingerprint and the serialized result of a key claimed in the caller's transaction
+	 * together, after the method returned and before commit. The engine calls it, instead of
+	 * {@link #recordFingerprint} before the method and {@link #recordResult} after it, only for a
+	 * claim of a {@linkplain #isTransactional() transactional} store: a concurrent claim of the key
+	 * waits for the caller's transaction, so no other delivery can read the record before both are
+	 * written, and a rollback removes them with the claim. A leased store's claim commits on its own,
+	 * so its fingerprint is recorded at once, where a concurrent delivery can compare it.
+	 * <p>
+	 * Writes what is given and clears what is not: a {@code null} fingerprint leaves the recorded
+	 * one as it is, a {@code null} result clears a result the record still held (of a taken-over
+	 * expired key) when a fingerprint is given. The default calls {@link #recordFingerprint} and
+	 * then {@link #recordResult} for the non-{@code null} ones; a store in a database does both in
+	 * one statement.
+	 * @param key the claimed key
+	 * @param claim the granted claim
+	 * @param fingerprint lower-case hex SHA-256, 64 characters, or {@code null} if the method has no
+	 * fingerprint
+	 * @param result the serialized result, or {@code null} if none is stored
+	 * @throws IdempotencyStoreException if the store cannot be reached
+	 * @throws UnsupportedOperationException if {@link #recordsKeyDetails()} is {@code false}
+	 * @since 0.2.0
+	 */
+	default void recordDetails(IdempotencyKey key, ClaimResult claim, @Nullable String fingerprint,
+			@Nullable String result) {
+		if (fingerprint != null) {
+			recordFingerprint(key, claim, fingerprint);
+		}
+		if (result != null) {
+			recordResult(key, claim, result);
+		}
 	}
 
 	/**

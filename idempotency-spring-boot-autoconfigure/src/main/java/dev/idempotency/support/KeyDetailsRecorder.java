@@ -12,9 +12,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one call records with its key, and reads back for a duplicate, when its method has a
- * fingerprint expression or {@link OnDuplicate#RETURN_PREVIOUS}: the payload's fingerprint once
- * claimed, before the method runs; its serialized result after the method returned, before commit
- * (before completion when leased). A duplicate's recorded fingerprint that differs from this
+ * fingerprint expression or {@link OnDuplicate#RETURN_PREVIOUS}: the payload's fingerprint and its
+ * serialized result. A leased claim commits on its own, so its fingerprint is recorded once claimed,
+ * before the method runs (a concurrent delivery compares it while the method runs), and the result
+ * after the method returned, before completion. A transactional claim is invisible to other
+ * deliveries until commit (a concurrent claim waits for it), so both are recorded together after the
+ * method returned, before commit: one write instead of two
+ * ({@link IdempotencyStore#recordDetails}). A duplicate's recorded fingerprint that differs from this
  * delivery's is a conflict, and a stored result is returned. A call of any other method records and
  * reads nothing. Not thread-safe: one instance per call.
  *
@@ -63,26 +67,34 @@ final class KeyDetailsRecorder {
 	}
 
 	/**
-	 * The key was claimed now and the method is about to run: records the fingerprint.
+	 * The key was claimed now and the method is about to run: records the fingerprint of a leased
+	 * claim; a transactional claim's waits for the result.
 	 * @param key the key
 	 * @param claim its claim
 	 */
 	void claimed(IdempotencyKey key, ClaimResult claim) {
-		if (this.fingerprint != null) {
+		if (this.fingerprint != null && !this.store.isTransactional()) {
 			this.store.recordFingerprint(key, claim, this.fingerprint);
 		}
 	}
 
 	/**
-	 * The method returned: records its result, for {@link OnDuplicate#RETURN_PREVIOUS}.
+	 * The method returned: records its result, for {@link OnDuplicate#RETURN_PREVIOUS}, and a
+	 * transactional claim's fingerprint with it.
 	 * @param key the key
 	 * @param claim its claim
 	 * @param result the method's result
 	 */
 	void returned(IdempotencyKey key, ClaimResult claim, @Nullable Object result) {
-		if (result != null && this.method.onDuplicate() == OnDuplicate.RETURN_PREVIOUS) {
-			this.store.recordResult(key, claim,
-					this.support.requireCodec(this.method).results().serialize(result, this.call.getMethod()));
+		String serialized = (result != null && this.method.onDuplicate() == OnDuplicate.RETURN_PREVIOUS)
+				? this.support.requireCodec(this.method).results().serialize(result, this.call.getMethod()) : null;
+		if (this.store.isTransactional()) {
+			if (this.fingerprint != null || serialized != null) {
+				this.store.recordDetails(key, claim, this.fingerprint, serialized);
+			}
+		}
+		else if (serialized != null) {
+			this.store.recordResult(key, claim, serialized);
 		}
 	}
 

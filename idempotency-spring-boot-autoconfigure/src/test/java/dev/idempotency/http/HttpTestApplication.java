@@ -108,17 +108,19 @@ class HttpTestApplication {
 
 		/**
 		 * Creates a payment: 201 with a Location. A negative amount answers 500, zero answers 400,
-		 * 13 throws; the business row is written before either.
+		 * 13 throws; the business row is written before either. Waits at the reference's gate, after
+		 * the business row, when the test set one.
 		 */
 		@PostMapping("/payments")
 		@Idempotent
-		ResponseEntity<?> create(@RequestBody PaymentRequest request) {
+		ResponseEntity<?> create(@RequestBody PaymentRequest request) throws InterruptedException {
 			this.executions.ran(request.reference());
 			long id = this.ids.incrementAndGet();
 			if (this.jdbc != null) {
 				this.jdbc.update("INSERT INTO http_payment (reference, amount) VALUES (?, ?)", request.reference(),
 						request.amount());
 			}
+			awaitGate(request.reference());
 			if (request.amount() < 0) {
 				return ResponseEntity.internalServerError().body(Map.of("error", "provider down"));
 			}
@@ -139,16 +141,21 @@ class HttpTestApplication {
 		@PostMapping("/charges")
 		@Idempotent(mode = IdempotencyMode.LEASED, lease = "30s")
 		Payment charge(@RequestBody PaymentRequest request) throws InterruptedException {
-			CountDownLatch entered = this.executions.entered.get(request.reference());
+			awaitGate(request.reference());
+			this.executions.ran(request.reference());
+			return new Payment(this.ids.incrementAndGet(), request.reference(), request.amount());
+		}
+
+		/** Says the handler was entered and waits at the reference's gate, if the test set them. */
+		private void awaitGate(String reference) throws InterruptedException {
+			CountDownLatch entered = this.executions.entered.get(reference);
 			if (entered != null) {
 				entered.countDown();
 			}
-			CountDownLatch gate = this.executions.gates.get(request.reference());
+			CountDownLatch gate = this.executions.gates.get(reference);
 			if (gate != null && !gate.await(30, TimeUnit.SECONDS)) {
 				throw new IllegalStateException("gate not opened");
 			}
-			this.executions.ran(request.reference());
-			return new Payment(this.ids.incrementAndGet(), request.reference(), request.amount());
 		}
 
 		/** Keyed by an explicit expression over the request instead of the Idempotency-Key header. */

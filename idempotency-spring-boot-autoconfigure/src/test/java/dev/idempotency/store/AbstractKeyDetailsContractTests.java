@@ -70,7 +70,15 @@ public abstract class AbstractKeyDetailsContractTests {
 		return claim;
 	}
 
+	/**
+	 * Records as the engine does: a transactional store's claim both at once, before commit; a leased
+	 * one's fingerprint and result one by one.
+	 */
 	private void record(IdempotencyKey key, ClaimResult claim, @Nullable String fingerprint, @Nullable String result) {
+		if (store().isTransactional()) {
+			store().recordDetails(key, claim, fingerprint, result);
+			return;
+		}
 		if (fingerprint != null) {
 			store().recordFingerprint(key, claim, fingerprint);
 		}

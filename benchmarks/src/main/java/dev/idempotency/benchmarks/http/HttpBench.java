@@ -111,6 +111,8 @@ public final class HttpBench {
 		properties.put("server.port", 0);
 		properties.put("idempotency.jdbc.table-name", "bench_http_record");
 		properties.put("idempotency.jdbc.initialize-schema", "never");
+		// The table is created below, after start-up: on a fresh database the check would stop it.
+		properties.put("idempotency.jdbc.schema-check", "off");
 		properties.put("idempotency.jdbc.purge.enabled", false);
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(HttpBenchApp.class)
 			.web(WebApplicationType.SERVLET)

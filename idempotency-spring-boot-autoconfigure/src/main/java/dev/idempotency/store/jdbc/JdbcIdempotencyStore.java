@@ -58,8 +58,9 @@ import org.springframework.util.Assert;
  * {@code sha256:}, are stored as SHA-256 digests ({@link IdempotencyKey#digestedBeyond}). Timestamps come from the application's clock and are stored in UTC.
  * <p>
  * Fingerprints and results are columns of the record ({@code fingerprint}, {@code result_body}),
- * written by {@code UPDATE} in the caller's transaction, so they commit or roll back with the claim;
- * a fingerprint clears any result a taken-over expired record still held. Only methods that ask
+ * written by one {@code UPDATE} in the caller's transaction once the method returned
+ * ({@link #recordDetails}), so they commit or roll back with the claim; a fingerprint clears any
+ * result a taken-over expired record still held. Only methods that ask
  * for them touch these columns: a table created before 0.2.0 without them keeps working for the
  * others.
  * <p>
@@ -356,6 +357,19 @@ public class JdbcIdempotencyStore
 	public void recordResult(IdempotencyKey key, ClaimResult claim, String result) {
 		requireTransaction();
 		this.keyRecords.recordResult(key.digestedBeyond(MAX_KEY_LENGTH), result);
+	}
+
+	/**
+	 * Writes the fingerprint and the result to the record claimed in the current transaction with one
+	 * {@code UPDATE} (a {@code null} result clears one a taken-over expired record held).
+	 * @throws StoreNotInTransactionException if this store's {@code DataSource} takes no part in the
+	 * current transaction
+	 */
+	@Override
+	public void recordDetails(IdempotencyKey key, ClaimResult claim, @Nullable String fingerprint,
+			@Nullable String result) {
+		requireTransaction();
+		this.keyRecords.recordDetails(key.digestedBeyond(MAX_KEY_LENGTH), fingerprint, result);
 	}
 
 	/**

@@ -41,6 +41,8 @@ final class JdbcKeyRecords {
 
 	private final String recordResultSql;
 
+	private final String recordDetailsSql;
+
 	private final String recordedSql;
 
 	private final String recordDuplicateSql;
@@ -59,6 +61,7 @@ final class JdbcKeyRecords {
 		String record = " WHERE namespace = ? AND idempotency_key = ?";
 		this.recordFingerprintSql = "UPDATE " + tableName + " SET fingerprint = ?, result_body = NULL" + record;
 		this.recordResultSql = "UPDATE " + tableName + " SET result_body = ?" + record;
+		this.recordDetailsSql = "UPDATE " + tableName + " SET fingerprint = ?, result_body = ?" + record;
 		this.recordedSql = "SELECT fingerprint, result_body FROM " + tableName + record;
 		this.recordDuplicateSql = "UPDATE " + tableName
 				+ " SET duplicate_count = duplicate_count + 1, last_duplicate_at = ?" + record;
@@ -81,6 +84,26 @@ final class JdbcKeyRecords {
 	/** Writes the result of a record claimed in the current transaction. */
 	void recordResult(IdempotencyKey stored, String result) {
 		update(this.recordResultSql, "result", stored, result);
+	}
+
+	/**
+	 * Writes the fingerprint and the result (clearing it when {@code null}) of a record claimed in the
+	 * current transaction, in one statement; without a fingerprint only the result.
+	 */
+	void recordDetails(IdempotencyKey stored, @Nullable String fingerprint, @Nullable String result) {
+		if (fingerprint == null) {
+			if (result != null) {
+				recordResult(stored, result);
+			}
+			return;
+		}
+		try {
+			this.jdbc.update(this.recordDetailsSql, fingerprint, result, stored.namespace(), stored.value());
+		}
+		catch (DataAccessException ex) {
+			throw new IdempotencyStoreException("Could not record the fingerprint and result of '" + stored
+					+ "' in table " + this.tableName + MISSING_COLUMNS, ex);
+		}
 	}
 
 	private void update(String sql, String detail, IdempotencyKey stored, String value) {
