@@ -5,7 +5,9 @@
 #
 #   engine   idempotency-spring-boot-autoconfigure: its unit tests and integration tests
 #   users    idempotency-spring-boot-starter, sample-app, fault-injection, benchmarks: the modules
-#            that use the engine, mostly waiting on brokers and child JVMs
+#            that use the engine, mostly waiting on brokers and child JVMs; sample-app is also
+#            processed with Spring AOT and its main integration test run again in AOT mode
+#            (its aot profile, docs/aot-and-native.md)
 #
 # The lanes share no database (the engine's integration tests use test_fork<n>, fault-injection
 # test_fault<n>, sample-app H2), no Redis key (each test uses its own prefix or stream) and no
@@ -21,7 +23,8 @@
 #   ./scripts/test.sh --fast [maven arguments]
 # is the fast lane: every module's unit tests (*Tests, surefire) and nothing else, so no service
 # check and no *IntegrationTests (failsafe is skipped with -DskipITs). It needs no PostgreSQL,
-# MariaDB, Redis, RabbitMQ or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only.
+# MariaDB, Redis, RabbitMQ or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only. It skips
+# the sample app's Spring AOT processing (-DskipAot).
 #
 # SKIP_SERVICES=1 skips the service check (services provided some other way).
 set -euo pipefail
@@ -31,7 +34,7 @@ cd "$root"
 
 if [[ "${1:-}" == --fast ]]; then
 	shift
-	exec ./mvnw -B verify -DskipITs "$@"
+	exec ./mvnw -B verify -DskipITs -DskipAot "$@"
 fi
 
 if [[ "${SKIP_SERVICES:-}" != 1 ]]; then
@@ -48,7 +51,8 @@ fi
 
 start=$SECONDS
 echo "[test] building and installing every module without tests"
-./mvnw -B -q install -DskipTests -DskipITs
+# -DskipAot: the users lane processes the sample app with Spring AOT; once is enough.
+./mvnw -B -q install -DskipTests -DskipITs -DskipAot
 
 mkdir -p target
 # Runs one lane in a session of its own (so that an interrupt stops its whole process tree),
