@@ -7,11 +7,13 @@
 #   faults   fault-injection: kill, outage and crash suites in child JVMs, the longest module,
 #            started at once rather than after the modules below
 #   users    idempotency-spring-boot-starter, idempotency-spring-boot-test (the test kit), sample-app,
-#            benchmarks: the other modules that use the engine, mostly waiting on brokers
+#            benchmarks: the other modules that use the engine, mostly waiting on brokers; sample-app is
+#            also processed with Spring AOT and its main integration test run again in AOT mode (its aot
+#            profile, docs/aot-and-native.md)
 #
 # The lanes share no database (the engine's integration tests use test_fork<n>, fault-injection
-# test_fault<n>, the test kit `test`, sample-app H2), no Redis key, stream or RabbitMQ queue (each test uses names of its
-# own run) and no Kafka broker (each JVM starts its own). The faults and users lanes take the engine
+# test_fault<n>, the test kit `test`, sample-app H2), no Redis key, stream or RabbitMQ queue (each
+# test uses names of its own run) and no Kafka broker (each JVM starts its own). The faults and users lanes take the engine
 # from the local Maven repository, so the command first builds and installs every module without
 # running tests. Each lane writes target/lane-<name>.log, printed (engine, faults, then users) once
 # the lane ends; the command fails if any lane fails.
@@ -23,7 +25,8 @@
 #   ./scripts/test.sh --fast [maven arguments]
 # is the fast lane: every module's unit tests (*Tests, surefire) and nothing else, so no service
 # check and no *IntegrationTests (failsafe is skipped with -DskipITs). It needs no PostgreSQL,
-# MariaDB, Redis, RabbitMQ or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only.
+# MariaDB, Redis, RabbitMQ or Kafka: unit tests use in-memory H2/HSQLDB and closed ports only. It skips
+# the sample app's Spring AOT processing (-DskipAot).
 #
 # SKIP_SERVICES=1 skips the service check (services provided some other way).
 set -euo pipefail
@@ -33,7 +36,7 @@ cd "$root"
 
 if [[ "${1:-}" == --fast ]]; then
 	shift
-	exec ./mvnw -B verify -DskipITs "$@"
+	exec ./mvnw -B verify -DskipITs -DskipAot "$@"
 fi
 
 if [[ "${SKIP_SERVICES:-}" != 1 ]]; then
@@ -50,7 +53,8 @@ fi
 
 start=$SECONDS
 echo "[test] building and installing every module without tests"
-./mvnw -B -q install -DskipTests -DskipITs
+# -DskipAot: the users lane processes the sample app with Spring AOT; once is enough.
+./mvnw -B -q install -DskipTests -DskipITs -DskipAot
 
 mkdir -p target
 # Runs one lane in a session of its own (so that an interrupt stops its whole process tree),

@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -17,6 +18,10 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * {@code spring.kafka.bootstrap-servers} is configured, and points Spring Boot's Kafka
  * auto-configuration at it. Pointing the demo at a real cluster is that one property. The broker
  * stops with the application context.
+ * <p>
+ * Spring AOT processing at build time ({@code process-aot}, {@code process-test-aot}) prepares the
+ * bean definitions only and connects to nothing, so no broker is started then; the initializer runs
+ * again when the processed application or test starts.
  */
 public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
@@ -27,7 +32,8 @@ public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<C
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {
 		ConfigurableEnvironment environment = context.getEnvironment();
-		if (environment.containsProperty(BOOTSTRAP_SERVERS)) {
+		if (environment.containsProperty(BOOTSTRAP_SERVERS)
+				|| Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
 			return;
 		}
 		int partitions = environment.getProperty("demo.partitions", Integer.class, 3);

@@ -8,10 +8,10 @@ import java.util.UUID;
 
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.redis.stream.RedisStreamListenerRegistry;
+import dev.idempotency.redis.stream.autoconfigure.IdempotencyRedisStreamProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.data.redis.connection.stream.StreamInfo.XInfoGroup;
 import org.springframework.data.redis.connection.stream.StreamRecords;
@@ -57,14 +57,14 @@ public class RedisStreamFlow implements OrderFlow, SmartLifecycle {
 	private volatile boolean running;
 
 	public RedisStreamFlow(StringRedisTemplate redis, JsonMapper json, MeterRegistry meters, OutboxRows outbox,
-			PointsBook points, DemoProperties demo, ObjectProvider<RedisStreamListenerRegistry> registry) {
+			PointsBook points, DemoProperties demo, IdempotencyRedisStreamProperties streamProperties) {
 		this.redis = redis;
 		this.json = json;
 		this.meters = meters;
 		this.outbox = outbox;
 		this.points = points;
 		this.stream = Objects.requireNonNull(demo.redisStream().stream(), STREAM);
-		this.deadLetterStream = this.stream + registry.getObject().getSettings().deadLetterSuffix();
+		this.deadLetterStream = this.stream + streamProperties.getDeadLetter().getSuffix();
 	}
 
 	@Override
@@ -151,9 +151,11 @@ public class RedisStreamFlow implements OrderFlow, SmartLifecycle {
 
 	/**
 	 * Deletes the run's streams: after the listener containers stopped, so none reads a deleted
-	 * stream or re-creates its group. The registry is injected through an {@link ObjectProvider} so
-	 * that this bean does not depend on it: Spring stops a lifecycle bean's dependents before it,
-	 * whatever their phases, which deleted the streams while the listeners were still reading.
+	 * stream or re-creates its group. This bean must not depend on the {@link RedisStreamListenerRegistry}
+	 * (it reads the dead-letter suffix from the properties instead): Spring stops a lifecycle bean's
+	 * dependents before it, whatever their phases, which deleted the streams while the listeners were
+	 * still reading. Taking the registry from an {@code ObjectProvider} in the constructor is not enough:
+	 * in AOT mode that was recorded as a dependency too.
 	 */
 	@Override
 	public void stop() {

@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method that receives the entries of a Redis Stream as a member of a consumer group.
  * The entry is acknowledged (XACK) only after the method returned; on an {@code @Idempotent} method,
@@ -24,12 +26,16 @@ import java.lang.annotation.Target;
  * The payload field is {@code payload} unless {@code idempotency.redis.stream.payload-field} says
  * otherwise. A payload that cannot be converted is dead-lettered at once. Every attribute accepts
  * {@code ${...}} placeholders.
+ * <p>
+ * The container calls the method reflectively; {@link Reflective @Reflective} has Spring AOT
+ * register that call for a native image, as for {@code @EventListener} methods.
  *
  * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective
 public @interface RedisStreamListener {
 
 	/**
