@@ -4,8 +4,9 @@ import java.time.Duration;
 
 /**
  * Attempts with exponential back-off: the shape shared by {@code idempotency.kafka.retry},
- * {@code idempotency.rabbit.retry} and {@code idempotency.outbox.retry}. Each feature extends it with a no-argument constructor that
- * passes its own defaults, so the property names are the same and the defaults stay per feature.
+ * {@code idempotency.rabbit.retry} and {@code idempotency.outbox.retry}. Each feature extends it
+ * with a no-argument constructor that passes its own defaults, so the property names are the same
+ * and the defaults stay per feature.
  * Shared by several features, it lives here rather than in one of their sub-packages.
  * <p>
  * The annotation processor reads descriptions from these fields and defaults from field initialisers

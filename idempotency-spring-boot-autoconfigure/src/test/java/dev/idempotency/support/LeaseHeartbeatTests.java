@@ -143,7 +143,8 @@ class LeaseHeartbeatTests {
 		ClaimResult claim = ClaimResult.claimed("t-1");
 		given(store.renew(any(), any(), any())).willReturn(true);
 		try (LeaseHeartbeat slow = LeaseHeartbeat.start(this.renewals, store,
-				List.of(new IdempotencyKey("orders", "slow")), List.of(ClaimResult.claimed("t-0")), Duration.ofMinutes(5));
+				List.of(new IdempotencyKey("orders", "slow")), List.of(ClaimResult.claimed("t-0")),
+				Duration.ofMinutes(5));
 				LeaseHeartbeat fast = LeaseHeartbeat.start(this.renewals, store, List.of(KEY), List.of(claim),
 						Duration.ofMillis(150))) {
 			await().atMost(Duration.ofSeconds(5))
