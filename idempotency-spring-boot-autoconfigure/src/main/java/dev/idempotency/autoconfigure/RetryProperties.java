@@ -3,10 +3,11 @@ package dev.idempotency.autoconfigure;
 import java.time.Duration;
 
 /**
- * Attempts with exponential back-off: the shape shared by {@code idempotency.kafka.retry} and
- * {@code idempotency.outbox.retry}. Each feature extends it with a no-argument constructor that
- * passes its own defaults, so the property names are the same and the defaults stay per feature.
- * Shared by two features, it lives here rather than in one of their sub-packages.
+ * Attempts with exponential back-off: the shape shared by {@code idempotency.kafka.retry},
+ * {@code idempotency.rabbit.retry} and {@code idempotency.outbox.retry}. Each feature extends it
+ * with a no-argument constructor that passes its own defaults, so the property names are the same
+ * and the defaults stay per feature.
+ * Shared by several features, it lives here rather than in one of their sub-packages.
  * <p>
  * The annotation processor reads descriptions from these fields and defaults from field initialisers
  * only, so each feature's description and default of these four properties is declared in

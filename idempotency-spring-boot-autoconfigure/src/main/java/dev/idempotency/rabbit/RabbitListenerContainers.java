@@ -162,7 +162,10 @@ public final class RabbitListenerContainers implements SmartLifecycle {
 		return false;
 	}
 
-	/** The adapter's handler: Spring AMQP keeps its getter protected. */
+	/**
+	 * The adapter's handler: Spring AMQP keeps its getter protected, and no public API links a
+	 * container to its {@code @RabbitListener} method (the registrar keeps its endpoints to itself).
+	 */
 	private static @Nullable HandlerAdapter handlerAdapter(MessageListener listener) {
 		Method getter = ReflectionUtils.findMethod(MessagingMessageListenerAdapter.class, "getHandlerAdapter");
 		if (getter == null) {

@@ -17,7 +17,7 @@ public final class DaemonSchedulers {
 	/**
 	 * Creates a scheduler with one daemon thread. A cancelled task leaves its queue at once: by
 	 * default a cancelled task stays queued, with everything it references, until its delay has
-	 * passed, and the lease heartbeat schedules and cancels one per leased delivery.
+	 * passed.
 	 * @param threadName the thread's name
 	 * @return the scheduler; shut it down when the job stops
 	 */

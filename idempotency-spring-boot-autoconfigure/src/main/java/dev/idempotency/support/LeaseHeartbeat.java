@@ -2,10 +2,6 @@ package dev.idempotency.support;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.IdempotencyKey;
@@ -18,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * Renews the leases of an invocation's claims every third of the lease while its method runs, so
  * that a slow method keeps its key and a crashed one loses it one lease after its last renewal. A
  * claim the store reports as no longer held is not renewed again and is logged: another delivery
- * may be running the same key, and this run's completion will not count.
+ * may be running the same key, and this run's completion will not count. The renewals run on the
+ * periodic sweep of {@link LeaseRenewals}: starting and closing a heartbeat schedules nothing.
  *
  * @since 0.2.0
  */
@@ -26,13 +23,9 @@ final class LeaseHeartbeat implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LeaseHeartbeat.class);
 
-	private static final LeaseHeartbeat NONE = new LeaseHeartbeat(null, List.of(), List.of(), Duration.ZERO);
+	private static final LeaseHeartbeat NONE = new LeaseHeartbeat(null, null, List.of(), List.of(), Duration.ZERO);
 
-	private static final class SchedulerHolder {
-
-		static final ScheduledExecutorService SCHEDULER = DaemonSchedulers.singleThread("idempotency-lease-renewal");
-
-	}
+	private final @Nullable LeaseRenewals renewals;
 
 	private final @Nullable IdempotencyStore store;
 
@@ -44,15 +37,23 @@ final class LeaseHeartbeat implements AutoCloseable {
 
 	private final Duration lease;
 
-	private volatile @Nullable ScheduledFuture<?> task;
+	private final long periodNanos;
 
-	private LeaseHeartbeat(@Nullable IdempotencyStore store, List<IdempotencyKey> keys, List<ClaimResult> claims,
-			Duration lease) {
+	/** Read and written by the sweep's thread only. */
+	private long dueNanos;
+
+	private volatile boolean closed;
+
+	private LeaseHeartbeat(@Nullable LeaseRenewals renewals, @Nullable IdempotencyStore store,
+			List<IdempotencyKey> keys, List<ClaimResult> claims, Duration lease) {
+		this.renewals = renewals;
 		this.store = store;
 		this.keys = keys;
 		this.claims = claims;
 		this.lost = new boolean[keys.size()];
 		this.lease = lease;
+		this.periodNanos = lease.dividedBy(3).toNanos();
+		this.dueNanos = System.nanoTime() + this.periodNanos;
 	}
 
 	/**
@@ -65,13 +66,16 @@ final class LeaseHeartbeat implements AutoCloseable {
 	 */
 	static LeaseHeartbeat start(IdempotencyStore store, List<IdempotencyKey> keys, List<ClaimResult> claims,
 			Duration lease) {
-		long period = lease.toMillis() / 3;
-		if (period <= 0) {
+		return start(LeaseRenewals.shared(), store, keys, claims, lease);
+	}
+
+	static LeaseHeartbeat start(LeaseRenewals renewals, IdempotencyStore store, List<IdempotencyKey> keys,
+			List<ClaimResult> claims, Duration lease) {
+		if (lease.toMillis() / 3 <= 0) {
 			return NONE;
 		}
-		LeaseHeartbeat heartbeat = new LeaseHeartbeat(store, keys, claims, lease);
-		heartbeat.task = SchedulerHolder.SCHEDULER.scheduleAtFixedRate(heartbeat::renew, period, period,
-				TimeUnit.MILLISECONDS);
+		LeaseHeartbeat heartbeat = new LeaseHeartbeat(renewals, store, keys, claims, lease);
+		renewals.add(heartbeat);
 		return heartbeat;
 	}
 
@@ -80,9 +84,30 @@ final class LeaseHeartbeat implements AutoCloseable {
 		return NONE;
 	}
 
+	Duration lease() {
+		return this.lease;
+	}
+
+	/**
+	 * Renews the claims if a third of the lease has passed since the previous renewal; on the
+	 * sweep's thread.
+	 * @param now {@link System#nanoTime()} of the sweep
+	 */
+	void renewIfDue(long now) {
+		if (now - this.dueNanos < 0) {
+			return;
+		}
+		// At a fixed rate, as a periodic task would; a sweep that fell behind does not renew twice.
+		this.dueNanos += this.periodNanos;
+		if (now - this.dueNanos >= 0) {
+			this.dueNanos = now + this.periodNanos;
+		}
+		renew();
+	}
+
 	private void renew() {
 		IdempotencyStore store = this.store;
-		for (int i = 0; i < this.keys.size() && store != null; i++) {
+		for (int i = 0; i < this.keys.size() && store != null && !this.closed; i++) {
 			ClaimResult claim = this.claims.get(i);
 			if (this.lost[i] || !claim.isClaimed() || claim.token() == null) {
 				continue;
@@ -102,20 +127,12 @@ final class LeaseHeartbeat implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * The renewals queued on the shared scheduler: one per running leased invocation, none left by
-	 * closed ones.
-	 */
-	static int queuedRenewals() {
-		return (SchedulerHolder.SCHEDULER instanceof ScheduledThreadPoolExecutor scheduler)
-				? scheduler.getQueue().size() : -1;
-	}
-
 	@Override
 	public void close() {
-		ScheduledFuture<?> task = this.task;
-		if (task != null) {
-			task.cancel(false);
+		this.closed = true;
+		LeaseRenewals renewals = this.renewals;
+		if (renewals != null) {
+			renewals.remove(this);
 		}
 	}
 

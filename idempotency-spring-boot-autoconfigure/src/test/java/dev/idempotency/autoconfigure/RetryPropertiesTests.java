@@ -11,6 +11,7 @@ import com.jayway.jsonpath.DocumentContext;
 import com.jayway.jsonpath.JsonPath;
 import dev.idempotency.kafka.autoconfigure.IdempotencyKafkaProperties;
 import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxProperties;
+import dev.idempotency.rabbit.autoconfigure.IdempotencyRabbitProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.Binder;
@@ -21,8 +22,8 @@ import org.springframework.mock.env.MockEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link RetryProperties}, shared by {@code idempotency.kafka.retry} and
- * {@code idempotency.outbox.retry}: each feature keeps its own defaults, binds under its own prefix,
+ * {@link RetryProperties}, shared by {@code idempotency.kafka.retry}, {@code idempotency.rabbit.retry}
+ * and {@code idempotency.outbox.retry}: each feature keeps its own defaults, binds under its own prefix,
  * and the defaults that {@code additional-spring-configuration-metadata.json} documents are the ones
  * the constructors set.
  */
@@ -31,6 +32,15 @@ class RetryPropertiesTests {
 	@Test
 	void kafkaRetriesThreeDeliveriesWithABackOffFromOneToTenSeconds() {
 		RetryProperties retry = new IdempotencyKafkaProperties().getRetry();
+		assertThat(retry.getMaxAttempts()).isEqualTo(3);
+		assertThat(retry.getInitialInterval()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(retry.getMultiplier()).isEqualTo(2.0);
+		assertThat(retry.getMaxInterval()).isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void rabbitRetriesThreeAttemptsWithABackOffFromOneToTenSeconds() {
+		RetryProperties retry = new IdempotencyRabbitProperties().getRetry();
 		assertThat(retry.getMaxAttempts()).isEqualTo(3);
 		assertThat(retry.getInitialInterval()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(retry.getMultiplier()).isEqualTo(2.0);
@@ -51,17 +61,23 @@ class RetryPropertiesTests {
 		MockEnvironment environment = new MockEnvironment().withProperty("idempotency.kafka.retry.max-attempts", "5")
 			.withProperty("idempotency.kafka.retry.max-interval", "30s")
 			.withProperty("idempotency.outbox.retry.multiplier", "3")
-			.withProperty("idempotency.outbox.retry.jitter", "1s");
+			.withProperty("idempotency.outbox.retry.jitter", "1s")
+			.withProperty("idempotency.rabbit.retry.initial-interval", "250ms");
 		Binder binder = Binder.get(environment);
 		IdempotencyKafkaProperties kafka = binder.bindOrCreate("idempotency.kafka", IdempotencyKafkaProperties.class);
 		IdempotencyOutboxProperties outbox = binder.bindOrCreate("idempotency.outbox",
 				IdempotencyOutboxProperties.class);
+		IdempotencyRabbitProperties rabbit = binder.bindOrCreate("idempotency.rabbit",
+				IdempotencyRabbitProperties.class);
 		assertThat(kafka.getRetry().getMaxAttempts()).isEqualTo(5);
 		assertThat(kafka.getRetry().getMaxInterval()).isEqualTo(Duration.ofSeconds(30));
 		assertThat(kafka.getRetry().getMultiplier()).isEqualTo(2.0);
 		assertThat(outbox.getRetry().getMultiplier()).isEqualTo(3.0);
 		assertThat(outbox.getRetry().getJitter()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(outbox.getRetry().getMaxAttempts()).isEqualTo(10);
+		assertThat(rabbit.getRetry().getInitialInterval()).isEqualTo(Duration.ofMillis(250));
+		assertThat(rabbit.getRetry().getMaxInterval()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(kafka.getRetry().getInitialInterval()).isEqualTo(Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -71,7 +87,8 @@ class RetryPropertiesTests {
 			metadata = JsonPath.parse(new String(json.readAllBytes(), StandardCharsets.UTF_8));
 		}
 		Map<String, RetryProperties> features = Map.of("idempotency.kafka.retry",
-				new IdempotencyKafkaProperties().getRetry(), "idempotency.outbox.retry",
+				new IdempotencyKafkaProperties().getRetry(), "idempotency.rabbit.retry",
+				new IdempotencyRabbitProperties().getRetry(), "idempotency.outbox.retry",
 				new IdempotencyOutboxProperties().getRetry());
 		features.forEach((prefix, retry) -> {
 			assertThat(defaultOf(metadata, prefix + ".max-attempts")).as(prefix)

@@ -196,10 +196,13 @@ final class IsolatedDatabase implements AutoCloseable {
 		run("dev/idempotency/outbox/schema-" + platform() + ".sql");
 	}
 
-	/** Creates both tables as the starter's {@code initialize-schema} of 0.1 did. */
+	/**
+	 * Creates both tables as the starter's {@code initialize-schema} of 0.1 did, from the shipped 0.1
+	 * Flyway migrations (the 0.1 scripts, frozen).
+	 */
 	void create01() {
-		run("dev/idempotency/migration/schema-0.1/idempotency_record-" + platform() + ".sql");
-		run("dev/idempotency/migration/schema-0.1/idempotency_outbox-" + platform() + ".sql");
+		run("dev/idempotency/migration/flyway/" + platform() + "/V0_1_0_1__idempotency_record.sql");
+		run("dev/idempotency/migration/flyway/" + platform() + "/V0_1_0_2__idempotency_outbox.sql");
 	}
 
 	/** A table name as the database stores it unquoted. */

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.log.LogAccessor;
 import org.springframework.kafka.listener.AcknowledgingShareConsumerAwareMessageListener;
 import org.springframework.kafka.listener.GenericMessageListener;
+import org.springframework.kafka.support.KafkaUtils;
 import org.springframework.kafka.support.ShareAcknowledgment;
 import org.springframework.kafka.support.serializer.DeserializationException;
 import org.springframework.kafka.support.serializer.SerializationUtils;
@@ -215,14 +216,14 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 	}
 
 	private static void rejectUnreadable(ConsumerRecord<?, ?> record) {
-		for (String header : new String[] { SerializationUtils.VALUE_DESERIALIZER_EXCEPTION_HEADER,
-				SerializationUtils.KEY_DESERIALIZER_EXCEPTION_HEADER }) {
+		for (String header : new String[] { KafkaUtils.VALUE_DESERIALIZER_EXCEPTION_HEADER,
+				KafkaUtils.KEY_DESERIALIZER_EXCEPTION_HEADER }) {
 			if (record.headers().lastHeader(header) != null) {
 				DeserializationException failure = SerializationUtils.getExceptionFromHeader(record, header,
 						HEADER_LOGGER);
 				throw (failure != null) ? failure
 						: new DeserializationException("Unreadable record (" + header + ")", new byte[0],
-								header.equals(SerializationUtils.KEY_DESERIALIZER_EXCEPTION_HEADER), null);
+								header.equals(KafkaUtils.KEY_DESERIALIZER_EXCEPTION_HEADER), null);
 			}
 		}
 	}

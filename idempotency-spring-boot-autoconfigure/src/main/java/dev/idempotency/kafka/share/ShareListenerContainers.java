@@ -90,7 +90,8 @@ public final class ShareListenerContainers implements SmartLifecycle {
 			return;
 		}
 		String id = String.valueOf(container.getListenerId());
-		// A container already started (another lifecycle started it first) takes the listener on restart
+		// A container already started (another lifecycle started it first) takes the listener on restart:
+		// spring-kafka's share factory has no container customizer and a container reads its listener on start
 		boolean restart = container.isRunning();
 		if (restart) {
 			container.stop();

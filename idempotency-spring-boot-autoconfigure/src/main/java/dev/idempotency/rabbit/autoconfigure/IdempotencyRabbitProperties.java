@@ -2,6 +2,7 @@ package dev.idempotency.rabbit.autoconfigure;
 
 import java.time.Duration;
 
+import dev.idempotency.autoconfigure.RetryProperties;
 import dev.idempotency.core.MessageFields;
 import org.jspecify.annotations.Nullable;
 
@@ -57,61 +58,13 @@ public class IdempotencyRabbitProperties {
 
 	/**
 	 * Retries of a failing message, in place on the consumer's thread (the delivery is held, not
-	 * requeued), before it is dead-lettered.
+	 * requeued), before it is dead-lettered: 3 attempts, the first included, with a back-off from 1s
+	 * doubling up to 10s.
 	 */
-	public static class Retry {
+	public static class Retry extends RetryProperties {
 
-		/**
-		 * Attempts of a message, the first included, before it goes to the dead-letter exchange; a
-		 * quorum queue's earlier deliveries (x-delivery-count) count against them.
-		 */
-		private int maxAttempts = 3;
-
-		/**
-		 * Back-off before the second attempt.
-		 */
-		private Duration initialInterval = Duration.ofSeconds(1);
-
-		/**
-		 * Factor by which the back-off grows after each failed attempt.
-		 */
-		private double multiplier = 2.0;
-
-		/**
-		 * Longest back-off between two attempts.
-		 */
-		private Duration maxInterval = Duration.ofSeconds(10);
-
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public Duration getInitialInterval() {
-			return this.initialInterval;
-		}
-
-		public void setInitialInterval(Duration initialInterval) {
-			this.initialInterval = initialInterval;
-		}
-
-		public double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public Duration getMaxInterval() {
-			return this.maxInterval;
-		}
-
-		public void setMaxInterval(Duration maxInterval) {
-			this.maxInterval = maxInterval;
+		public Retry() {
+			super(3, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(10));
 		}
 
 	}

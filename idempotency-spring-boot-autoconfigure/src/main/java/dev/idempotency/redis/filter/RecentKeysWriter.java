@@ -13,7 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
+import org.springframework.data.redis.connection.SetCondition;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.types.Expiration;
@@ -144,7 +144,7 @@ final class RecentKeysWriter implements AutoCloseable {
 			this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
 				for (String key : keys) {
 					connection.stringCommands()
-						.set(key.getBytes(StandardCharsets.UTF_8), VALUE, this.timeToLive, SetOption.upsert());
+						.set(key.getBytes(StandardCharsets.UTF_8), VALUE, SetCondition.upsert(), this.timeToLive);
 				}
 				return null;
 			});

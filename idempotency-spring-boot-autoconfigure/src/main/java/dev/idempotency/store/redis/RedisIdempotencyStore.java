@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisStringCommands.SetOption;
 import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.SetCondition;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.types.Expiration;
@@ -158,7 +158,7 @@ public class RedisIdempotencyStore implements KeyValueIdempotencyStore, Idempote
 				// Twice at most: the entry can expire or be released between the SET and the GET.
 				for (int attempt = 0; attempt < 2; attempt++) {
 					if (Boolean.TRUE.equals(
-							connection.stringCommands().set(entry, value, leaseExpiry, SetOption.ifAbsent()))) {
+							connection.stringCommands().set(entry, value, SetCondition.ifAbsent(), leaseExpiry))) {
 						return mine;
 					}
 					byte[] current = connection.stringCommands().get(entry);

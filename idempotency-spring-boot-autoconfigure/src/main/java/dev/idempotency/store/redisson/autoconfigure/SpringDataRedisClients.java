@@ -82,11 +82,11 @@ final class SpringDataRedisClients {
 		}
 		String username = binder.bind(PREFIX + "username", String.class).orElse(null);
 		if (StringUtils.hasText(username)) {
-			server.setUsername(username);
+			config.setUsername(username);
 		}
 		String password = binder.bind(PREFIX + "password", String.class).orElse(null);
 		if (StringUtils.hasText(password)) {
-			server.setPassword(password);
+			config.setPassword(password);
 		}
 		binder.bind(PREFIX + "timeout", Duration.class).ifBound((timeout) -> server.setTimeout(millis(timeout)));
 		binder.bind(PREFIX + "connect-timeout", Duration.class)

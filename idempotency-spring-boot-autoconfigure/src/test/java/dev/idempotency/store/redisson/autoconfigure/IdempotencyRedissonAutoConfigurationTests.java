@@ -155,11 +155,12 @@ class IdempotencyRedissonAutoConfigurationTests {
 			.withProperty("spring.data.redis.ssl.enabled", "true")
 			.withProperty("spring.data.redis.timeout", "2s")
 			.withProperty("spring.data.redis.connect-timeout", "500ms");
-		SingleServerConfig server = SpringDataRedisClients.config(environment).useSingleServer();
+		Config config = SpringDataRedisClients.config(environment);
+		SingleServerConfig server = config.useSingleServer();
 		assertThat(server.getAddress()).isEqualTo("rediss://redis.internal:6380");
 		assertThat(server.getDatabase()).isEqualTo(3);
-		assertThat(server.getUsername()).isEqualTo("app");
-		assertThat(server.getPassword()).isEqualTo("secret");
+		assertThat(config.getUsername()).isEqualTo("app");
+		assertThat(config.getPassword()).isEqualTo("secret");
 		assertThat(server.getTimeout()).isEqualTo(2_000);
 		assertThat(server.getConnectTimeout()).isEqualTo(500);
 	}
@@ -169,7 +170,7 @@ class IdempotencyRedissonAutoConfigurationTests {
 		Config config = SpringDataRedisClients.config(new MockEnvironment());
 		assertThat(config.useSingleServer().getAddress()).isEqualTo("redis://localhost:6379");
 		assertThat(config.useSingleServer().getDatabase()).isZero();
-		assertThat(config.useSingleServer().getUsername()).isNull();
+		assertThat(config.getUsername()).isNull();
 	}
 
 	@Test
@@ -183,7 +184,7 @@ class IdempotencyRedissonAutoConfigurationTests {
 		assertThat(config.isClusterConfig()).isTrue();
 		ClusterServersConfig cluster = config.useClusterServers();
 		assertThat(cluster.getNodeAddresses()).containsExactly("redis://10.0.0.1:7000", "redis://10.0.0.2:7001");
-		assertThat(cluster.getPassword()).isEqualTo("secret");
+		assertThat(config.getPassword()).isEqualTo("secret");
 		assertThat(cluster.getTimeout()).isEqualTo(2_000);
 	}
 
@@ -204,7 +205,7 @@ class IdempotencyRedissonAutoConfigurationTests {
 		assertThat(sentinel.getSentinelAddresses()).containsExactly("rediss://10.0.0.1:26379",
 				"rediss://10.0.0.2:26379");
 		assertThat(sentinel.getSentinelPassword()).isEqualTo("sentinel-secret");
-		assertThat(sentinel.getPassword()).isEqualTo("secret");
+		assertThat(config.getPassword()).isEqualTo("secret");
 		assertThat(sentinel.getDatabase()).isEqualTo(2);
 	}
 
