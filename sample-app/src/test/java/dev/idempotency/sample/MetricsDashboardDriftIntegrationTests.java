@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.idempotency.kafka.share.metrics.KafkaShareMeters;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
@@ -64,7 +65,7 @@ class MetricsDashboardDriftIntegrationTests {
 
 	/** The classes that name the starter's meters: the engine's and each technology's. */
 	private static final List<Class<?>> METER_NAMES = List.of(IdempotencyMeters.class, RedisStreamMeters.class,
-			OutboxMeters.class);
+			OutboxMeters.class, KafkaShareMeters.class);
 
 	/** Suffixes Micrometer's Prometheus registry adds to a meter's name, by meter type. */
 	private static final List<String> SUFFIXES = List.of("", "_total", "_seconds", "_bytes", "_seconds_count",
@@ -83,7 +84,9 @@ class MetricsDashboardDriftIntegrationTests {
 			"idempotency_outbox_dead_total", "no dead outbox row",
 			// Registered when pending entries are trimmed or a group disappears; the demo does neither.
 			"idempotency_stream_trimmed_total", "no trimmed pending entry",
-			"idempotency_stream_group_recreated_total", "no NOGROUP");
+			"idempotency_stream_group_recreated_total", "no NOGROUP",
+			// Registered at the first share-group settlement; the demo has no share-group flow.
+			"idempotency_share_acknowledgements_total", "no share-group flow");
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
