@@ -42,14 +42,14 @@ import static org.awaitility.Awaitility.await;
  * meter, a wrong suffix or a histogram that is not published fails here and not on an operator's
  * screen.
  * <p>
- * The demo runs with every feature that has meters: the outbox, Kafka and the Redis Stream at
+ * The demo runs with every feature that has meters: the outbox, Kafka, a Kafka share group, the Redis Stream at
  * {@code localhost:6379}, the {@code filters} profile (with a Bloom filter small enough to produce
  * false positives), the leased payments flow and its reconciler, and purges every second.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=servlet",
 				"management.endpoints.web.exposure.include=health,prometheus", "demo.orders=100",
-				"demo.payments.count=20", "demo.redis-stream.enabled=true",
+				"demo.payments.count=20", "demo.redis-stream.enabled=true", "demo.kafka-share.enabled=true",
 				"spring.datasource.url=jdbc:h2:mem:points-drift;DB_CLOSE_DELAY=-1",
 				"idempotency.filter.recent.key-prefix=demo-drift-test:${random.uuid}:",
 				"idempotency.filter.bloom.expected-insertions=50", "idempotency.filter.bloom.false-positive-rate=0.3",
@@ -84,9 +84,7 @@ class MetricsDashboardDriftIntegrationTests {
 			"idempotency_outbox_dead_total", "no dead outbox row",
 			// Registered when pending entries are trimmed or a group disappears; the demo does neither.
 			"idempotency_stream_trimmed_total", "no trimmed pending entry",
-			"idempotency_stream_group_recreated_total", "no NOGROUP",
-			// Registered at the first share-group settlement; the demo has no share-group flow.
-			"idempotency_share_acknowledgements_total", "no share-group flow");
+			"idempotency_stream_group_recreated_total", "no NOGROUP");
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
