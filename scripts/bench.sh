@@ -57,6 +57,13 @@
 #                                            handler without it, one application and database, embedded Tomcat and the
 #                                            JDK client, rounds alternated ABBA (~3 min). Options: --db postgresql|mariadb
 #                                            --threads N (8) --rounds N (6) --warmup N (2) --round-time seconds (10)
+#   scripts/bench.sh --suite share           issue 30: Kafka share-group @KafkaListener + @Idempotent msgs/s on PostgreSQL
+#                                            or MariaDB and an in-process broker with share groups on, against a
+#                                            hand-written share listener (ShareAckMode MANUAL) with insert-or-ignore and the
+#                                            business writes in one JDBC transaction, accepting after the commit; 10%
+#                                            duplicates, every round checked (one effect per distinct key, every record
+#                                            accepted), with 1 and 4 consumers. Options: --db postgresql|mariadb
+#                                            --messages N --rounds N --warmup N --concurrency 1,4 --variants hand,starter
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -88,7 +95,8 @@ if [[ "${1:-}" == --suite ]]; then
 		filters) main=dev.idempotency.benchmarks.filters.FilterBench ;;
 		rabbit) main=dev.idempotency.benchmarks.rabbit.RabbitBench ;;
 		http) main=dev.idempotency.benchmarks.http.HttpBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit or http" >&2; exit 2 ;;
+		share) main=dev.idempotency.benchmarks.share.ShareBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit, http or share" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2
