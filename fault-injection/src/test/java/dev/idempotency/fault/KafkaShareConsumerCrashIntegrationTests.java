@@ -19,7 +19,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -89,10 +88,6 @@ class KafkaShareConsumerCrashIntegrationTests {
 	}
 
 	@Test
-	@Disabled("Fails: o5 credited twice. The second consumer's first record ran without the share"
-			+ " dispatcher's delivery context (its dedup row's namespace was the listener id, not"
-			+ " <group>:<listener id>), between the container's first start and its restart by"
-			+ " ShareListenerContainers; see the share-rest branch's report")
 	void consumerKilledAfterTheDatabaseCommitAndBeforeTheAcceptCreditsEachOrderOnce() throws Exception {
 		String o = this.runId + "-o";
 		try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(
