@@ -65,6 +65,13 @@
 #                                            module's Redis, Kafka, RabbitMQ, web and Micrometer jars. Options:
 #                                            --db postgresql,mariadb --messages N (4000) --rounds N (9) --warmup N (2)
 #                                            --threads 1,4 --variants hand,starter
+#   scripts/bench.sh --suite share           issue 30: Kafka share-group @KafkaListener + @Idempotent msgs/s on PostgreSQL
+#                                            or MariaDB and an in-process broker with share groups on, against a
+#                                            hand-written share listener (ShareAckMode MANUAL) with insert-or-ignore and the
+#                                            business writes in one JDBC transaction, accepting after the commit; 10%
+#                                            duplicates, every round checked (one effect per distinct key, every record
+#                                            accepted), with 1 and 4 consumers. Options: --db postgresql|mariadb
+#                                            --messages N --rounds N --warmup N --concurrency 1,4 --variants hand,starter
 #   (--suite jmh, the default, is the JMH run above.)
 #
 # The benchmarks are never part of ./mvnw verify: the build only compiles the module.
@@ -98,7 +105,8 @@ if [[ "${1:-}" == --suite ]]; then
 		rabbit) main=dev.idempotency.benchmarks.rabbit.RabbitBench ;;
 		http) main=dev.idempotency.benchmarks.http.HttpBench ;;
 		bootjdbc) main=dev.idempotency.benchmarks.bootjdbc.BootJdbcBench ;;
-		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit, http or bootjdbc" >&2; exit 2 ;;
+		share) main=dev.idempotency.benchmarks.share.ShareBench ;;
+		*) echo "Unknown suite '${2:-}': use jmh, streams, outbox, kafka, filters, rabbit, http, bootjdbc or share" >&2; exit 2 ;;
 	esac
 	suite_args=("$1" "$2")
 	shift 2

@@ -26,6 +26,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param keepRunning whether the application stays up after the report (read by {@code main})
  * @param redisStream the Redis Stream flow
  * @param rabbit the RabbitMQ flow
+ * @param kafkaShare the Kafka share-group flow
  * @param payments the payments flow
  */
 @ConfigurationProperties("demo")
@@ -34,7 +35,7 @@ public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.
 		@DefaultValue("1") int malformedMessages, @DefaultValue("50") int users, @DefaultValue("3") int partitions,
 		@DefaultValue("42") long seed, @DefaultValue("120s") Duration drainTimeout,
 		@DefaultValue("false") boolean keepRunning, @DefaultValue RedisStream redisStream,
-		@DefaultValue Rabbit rabbit, @DefaultValue Payments payments) {
+		@DefaultValue Rabbit rabbit, @DefaultValue KafkaShare kafkaShare, @DefaultValue Payments payments) {
 
 	/**
 	 * The Redis Stream flow. {@link RedisStreamDemoInitializer} fills in what is not set.
@@ -57,6 +58,17 @@ public record DemoProperties(@DefaultValue("1000") int orders, @DefaultValue("0.
 	 * dead-letter exchange and dead-letter queue are named after it)
 	 */
 	public record Rabbit(@Nullable Boolean enabled, @Nullable String queue) {
+
+	}
+
+	/**
+	 * The Kafka share-group flow. {@link EmbeddedKafkaInitializer} fills in what is not set.
+	 *
+	 * @param enabled whether the orders also go through a Kafka share group; unset means "if the demo
+	 * runs its in-process broker" (which has share groups on)
+	 * @param consumers share consumers of the group (listener threads)
+	 */
+	public record KafkaShare(@Nullable Boolean enabled, @DefaultValue("2") int consumers) {
 
 	}
 

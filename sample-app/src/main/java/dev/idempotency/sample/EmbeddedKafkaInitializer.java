@@ -19,6 +19,10 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
  * auto-configuration at it. Pointing the demo at a real cluster is that one property. The broker
  * stops with the application context.
  * <p>
+ * The in-process broker has share groups on, so the share-group flow ({@link ShareFlow}) runs on
+ * it unless {@value ShareFlow#ENABLED} is set; with a cluster of your own it runs only when that
+ * property says so (the cluster must have share groups on).
+ * <p>
  * Spring AOT processing at build time ({@code process-aot}, {@code process-test-aot}) prepares the
  * bean definitions only and connects to nothing, so no broker is started then; the initializer runs
  * again when the processed application or test starts.
@@ -32,12 +36,27 @@ public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<C
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {
 		ConfigurableEnvironment environment = context.getEnvironment();
-		if (environment.containsProperty(BOOTSTRAP_SERVERS)
-				|| Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
+		if (Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
+			// The processed application starts its in-process broker, share groups on, as a plain run does.
+			if (!environment.containsProperty(BOOTSTRAP_SERVERS) && !environment.containsProperty(ShareFlow.ENABLED)) {
+				decide(environment, true);
+			}
+			return;
+		}
+		if (environment.containsProperty(BOOTSTRAP_SERVERS)) {
+			if (!environment.containsProperty(ShareFlow.ENABLED)) {
+				decide(environment, false);
+				logger.info(BOOTSTRAP_SERVERS + " is set: Kafka share-group flow skipped (set " + ShareFlow.ENABLED
+						+ "=true if the cluster has share groups on)");
+			}
 			return;
 		}
 		int partitions = environment.getProperty("demo.partitions", Integer.class, 3);
 		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, partitions);
+		// Share groups (KIP-932), with the share coordinator's state topic on this one broker.
+		broker.brokerProperties(Map.of("group.share.enable", "true", "share.coordinator.state.topic.num.partitions",
+				"1", "share.coordinator.state.topic.replication.factor", "1", "share.coordinator.state.topic.min.isr",
+				"1"));
 		// By default the broker publishes its address as the system property
 		// spring.kafka.bootstrap-servers, which every later context in this JVM would then use.
 		broker.brokerListProperty("demo.embedded-kafka.brokers");
@@ -47,8 +66,16 @@ public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<C
 		((DefaultListableBeanFactory) context.getBeanFactory()).registerDisposableBean("embeddedKafkaBroker", broker);
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("embeddedKafka", Map.of(BOOTSTRAP_SERVERS, broker.getBrokersAsString())));
+		if (!environment.containsProperty(ShareFlow.ENABLED)) {
+			decide(environment, true);
+		}
 		logger.info("No " + BOOTSTRAP_SERVERS + " set: started an in-process Kafka broker at "
 				+ broker.getBrokersAsString());
+	}
+
+	private static void decide(ConfigurableEnvironment environment, boolean shareFlow) {
+		environment.getPropertySources()
+			.addLast(new MapPropertySource("kafkaShareDemo", Map.of(ShareFlow.ENABLED, shareFlow)));
 	}
 
 }

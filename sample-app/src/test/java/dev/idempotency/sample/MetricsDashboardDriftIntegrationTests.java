@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.idempotency.kafka.share.metrics.KafkaShareMeters;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.outbox.metrics.OutboxMeters;
 import dev.idempotency.redis.stream.metrics.RedisStreamMeters;
@@ -41,14 +42,14 @@ import static org.awaitility.Awaitility.await;
  * meter, a wrong suffix or a histogram that is not published fails here and not on an operator's
  * screen.
  * <p>
- * The demo runs with every feature that has meters: the outbox, Kafka and the Redis Stream at
+ * The demo runs with every feature that has meters: the outbox, Kafka, a Kafka share group, the Redis Stream at
  * {@code localhost:6379}, the {@code filters} profile (with a Bloom filter small enough to produce
  * false positives), the leased payments flow and its reconciler, and purges every second.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=servlet",
 				"management.endpoints.web.exposure.include=health,prometheus", "demo.orders=100",
-				"demo.payments.count=20", "demo.redis-stream.enabled=true",
+				"demo.payments.count=20", "demo.redis-stream.enabled=true", "demo.kafka-share.enabled=true",
 				"spring.datasource.url=jdbc:h2:mem:points-drift;DB_CLOSE_DELAY=-1",
 				"idempotency.filter.recent.key-prefix=demo-drift-test:${random.uuid}:",
 				"idempotency.filter.bloom.expected-insertions=50", "idempotency.filter.bloom.false-positive-rate=0.3",
@@ -64,7 +65,7 @@ class MetricsDashboardDriftIntegrationTests {
 
 	/** The classes that name the starter's meters: the engine's and each technology's. */
 	private static final List<Class<?>> METER_NAMES = List.of(IdempotencyMeters.class, RedisStreamMeters.class,
-			OutboxMeters.class);
+			OutboxMeters.class, KafkaShareMeters.class);
 
 	/** Suffixes Micrometer's Prometheus registry adds to a meter's name, by meter type. */
 	private static final List<String> SUFFIXES = List.of("", "_total", "_seconds", "_bytes", "_seconds_count",

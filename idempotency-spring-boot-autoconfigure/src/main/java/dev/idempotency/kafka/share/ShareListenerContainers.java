@@ -11,7 +11,6 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.kafka.listener.AbstractShareKafkaMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.ContainerProperties.ShareAckMode;
 import org.springframework.kafka.listener.GenericMessageListener;
@@ -122,11 +121,15 @@ public final class ShareListenerContainers implements SmartLifecycle {
 	}
 
 	/**
-	 * Just before the containers: the registry starts them in their phase.
+	 * Before every other lifecycle: spring-kafka's {@code ShareKafkaListenerContainerFactory} gives its
+	 * containers phase 0 unless told otherwise, and the registry then starts all its containers in
+	 * that phase. A container started before its listener is wrapped hands records to the bare
+	 * listener, without the delivery context (another namespace: a duplicate is applied again) until
+	 * the restart below.
 	 */
 	@Override
 	public int getPhase() {
-		return AbstractShareKafkaMessageListenerContainer.DEFAULT_PHASE - 100;
+		return Integer.MIN_VALUE;
 	}
 
 }

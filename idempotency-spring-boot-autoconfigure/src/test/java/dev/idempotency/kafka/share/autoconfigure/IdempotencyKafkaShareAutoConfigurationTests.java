@@ -8,6 +8,8 @@ import dev.idempotency.kafka.share.ShareDeliveryAttempts;
 import dev.idempotency.kafka.share.ShareFailurePolicy;
 import dev.idempotency.kafka.share.ShareListenerContainers;
 import dev.idempotency.kafka.share.ShareLockRenewal;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -16,9 +18,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.config.ShareKafkaListenerContainerFactory;
 import org.springframework.kafka.core.DefaultShareConsumerFactory;
 import org.springframework.kafka.listener.ContainerProperties.ShareAckMode;
+import org.springframework.kafka.listener.MessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -84,6 +88,44 @@ class IdempotencyKafkaShareAutoConfigurationTests {
 	void idempotentListenerOnAnExplicitShareFactoryStarts() {
 		this.contextRunner.withUserConfiguration(ExplicitFactory.class, ShareListener.class)
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void shareContainersAreBoundBeforeTheRegistryStartsThemInTheFactorysDefaultPhase() {
+		this.contextRunner.withUserConfiguration(StartingFactory.class, StartingShareListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				KafkaListenerEndpointRegistry registry = context.getBean(KafkaListenerEndpointRegistry.class);
+				// The share factory's default phase (0), which the registry adopts for all its containers
+				assertThat(registry.getPhase()).isZero();
+				assertThat(context.getBean(ShareListenerContainers.class).getPhase()).isLessThan(registry.getPhase());
+				MessageListenerContainer container = registry.getListenerContainer("starting-share");
+				assertThat(container.getContainerProperties().getMessageListener().getClass().getSimpleName())
+					.isEqualTo("ShareDeliveryDispatcher");
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StartingFactory {
+
+		@Bean
+		ShareKafkaListenerContainerFactory<String, String> shareFactory() {
+			// Nothing answers on port 1: the container starts, its consumer does not connect
+			return new ShareKafkaListenerContainerFactory<>(new DefaultShareConsumerFactory<>(
+					Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
+							ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+							ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)));
+		}
+
+	}
+
+	static class StartingShareListener {
+
+		@KafkaListener(id = "starting-share", topics = "orders", groupId = "points", containerFactory = "shareFactory")
+		@Idempotent(key = "#p0")
+		void onOrder(String order) {
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

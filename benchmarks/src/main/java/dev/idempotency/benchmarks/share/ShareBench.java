@@ -1,0 +1,80 @@
+package dev.idempotency.benchmarks.share;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import dev.idempotency.benchmarks.report.HarnessReport;
+import dev.idempotency.benchmarks.report.RoundsTable;
+import dev.idempotency.benchmarks.support.Database;
+import dev.idempotency.benchmarks.support.InterleavedRounds;
+import dev.idempotency.benchmarks.support.Machine;
+import dev.idempotency.benchmarks.support.Options;
+
+/**
+ * Kafka share-group (KIP-932) listener records per second, end to end, on PostgreSQL (or MariaDB,
+ * {@code --db}) and an in-process KRaft broker with share groups on: the starter's
+ * {@code @Idempotent} share-group {@code @KafkaListener} ({@link StarterShareListener},
+ * {@code ShareAckMode.EXPLICIT}) against a hand-written share listener in {@code ShareAckMode.MANUAL}
+ * ({@link HandShareListener}) that inserts the record's key with insert-or-ignore and applies the
+ * business writes in one JDBC transaction, and accepts after the commit.
+ * <p>
+ * Every variant is a Spring Boot application ({@link ShareListenerApp}) with the share consumer's
+ * defaults, Spring Boot's default connection pool and the database's default isolation. Each has its
+ * own topic ({@value ShareRounds#PARTITIONS} partitions) and share group. Each round
+ * ({@link ShareRounds}): the tables are reset, {@code --messages} records are produced (every tenth
+ * re-sends the key five positions earlier, ~10% duplicates), then the clock starts, the container
+ * starts, and the clock stops once every distinct key had its effect and the group's start offset
+ * reached the end of every partition (polled every 10 ms). The container is then stopped and the end
+ * state checked. Variants are interleaved round by round; the first {@code --warmup} rounds are not
+ * counted.
+ * <p>
+ * {@code java -cp ... dev.idempotency.benchmarks.share.ShareBench [--db postgresql|mariadb]
+ * [--messages 10000] [--rounds 5] [--warmup 2] [--concurrency 1,4] [--variants hand,starter]};
+ * normally through {@code scripts/bench.sh --suite share}. Writes
+ * {@code benchmarks/target/bench-results/share-<db>-<timestamp>.md}.
+ */
+public final class ShareBench {
+
+	private ShareBench() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Options options = Options.parse(args);
+		Database database = Database.of(options.text("db", "postgresql"));
+		int messages = options.integer("messages", 10000);
+		int rounds = options.integer("rounds", 5);
+		int warmup = options.integer("warmup", 2);
+		List<Integer> concurrencies = options.integers("concurrency", "1,4");
+		List<String> variants = options.list("variants", "hand,starter");
+		String loadAtStart = Machine.loadAverage();
+		Instant started = Instant.now();
+		List<InterleavedRounds.Row> rows = new ArrayList<>();
+		List<String> verdicts = new ArrayList<>();
+		try (ShareRounds bench = new ShareRounds(messages, database)) {
+			for (int concurrency : concurrencies) {
+				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
+						ShareListenerApp::name, concurrency, warmup, rounds, bench::run, verdicts));
+			}
+		}
+		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages
+				+ " records per round (~10% duplicates), " + warmup + " warm-up + " + rounds
+				+ " measured rounds per row, variants interleaved; " + ShareRounds.PARTITIONS
+				+ " partitions, one share group per variant, the share consumer's defaults, Spring Boot's default"
+				+ " pool, the database's default isolation.\n\n"
+				+ HarnessReport.commandAndMachine("ShareBench " + String.join(" ", args), loadAtStart, database)
+				+ "; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker, share groups on\n\n"
+				+ RoundsTable.of(rows, ratios(), verdicts);
+		HarnessReport.publish("share-" + database.id(), report);
+	}
+
+	private static Map<String, Function<String, String>> ratios() {
+		Map<String, Function<String, String>> ratios = new LinkedHashMap<>();
+		ratios.put("ratio to hand", (variant) -> "hand");
+		return ratios;
+	}
+
+}
