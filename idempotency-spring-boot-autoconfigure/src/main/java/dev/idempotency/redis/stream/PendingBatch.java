@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param cursor where the next claim page starts; {@code 0-0} when there is none
  * @param entries the entries, in stream order
- * @param deleted ids that XAUTOCLAIM found pending but no longer in the stream
+ * @param deleted ids found pending but no longer in the stream (by XAUTOCLAIM, or before an XCLAIM)
  */
 record PendingBatch(String cursor, List<Entry> entries, List<String> deleted) {
 

@@ -65,7 +65,7 @@ final class PendingEntryRecovery {
 	}
 
 	/**
-	 * Delivers the consumer's own pending entries (XREADGROUP ... 0), page by page.
+	 * Delivers the consumer's own pending entries (XPENDING of the consumer), page by page.
 	 * @param consumer the consumer
 	 */
 	void readOwnPending(String consumer) {
@@ -126,29 +126,37 @@ final class PendingEntryRecovery {
 		return PendingBatch.parse(this.redis.execute(script, List.of(this.binding.stream()), (Object[]) args));
 	}
 
+	/**
+	 * Delivers a page of pending entries given by id, one at a time: each is read, and its delivery
+	 * counted, only when its turn comes, so the entries a consumer took over and died before reaching
+	 * keep their counters (a claim of a whole page used to count a delivery for each of them, and
+	 * valid entries behind a few killed consumers in a row were dead-lettered, never delivered).
+	 */
 	private void handle(PendingBatch batch, String consumer, boolean claimed) {
 		int trimmed = 0;
-		int reclaimed = 0;
 		for (String id : batch.deleted()) {
 			acknowledge(id);
 			trimmed++;
 		}
-		for (PendingBatch.Entry entry : batch.entries()) {
-			if (entry.fields() == null) {
-				acknowledge(entry.id());
-				trimmed++;
-			}
-			else if (claimed) {
-				reclaimed++;
-			}
-		}
-		report(trimmed, reclaimed);
-		for (PendingBatch.Entry entry : batch.entries()) {
+		report(trimmed, claimed ? batch.entries().size() : 0);
+		int trimmedSince = 0;
+		for (PendingBatch.Entry pending : batch.entries()) {
 			if (!this.running.getAsBoolean()) {
-				return;
+				break;
 			}
-			Map<String, String> fields = entry.fields();
-			if (fields != null) {
+			PendingBatch delivered = run(RedisStreamScripts.DELIVER_PENDING, this.binding.group(), consumer,
+					pending.id());
+			for (String id : delivered.deleted()) {
+				acknowledge(id);
+				trimmedSince++;
+			}
+			for (PendingBatch.Entry entry : delivered.entries()) {
+				Map<String, String> fields = entry.fields();
+				if (fields == null) {
+					acknowledge(entry.id());
+					trimmedSince++;
+					continue;
+				}
 				MapRecord<String, String, String> record = StreamRecords.newRecord()
 					.in(this.binding.stream())
 					.withId(RecordId.of(entry.id()))
@@ -156,6 +164,7 @@ final class PendingEntryRecovery {
 				this.dispatcher.dispatch(record, consumer, entry.deliveryCount());
 			}
 		}
+		report(trimmedSince, 0);
 	}
 
 	private void acknowledge(String id) {

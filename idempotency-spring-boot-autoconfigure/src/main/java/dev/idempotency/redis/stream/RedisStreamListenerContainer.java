@@ -24,7 +24,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * claims and dead-letters pending entries.
  * <ul>
  * <li>At start the consumer group is created if missing (XGROUP CREATE ... 0 MKSTREAM), and each
- * consumer first reads its own pending entries (XREADGROUP ... 0) before new ones ({@code >}).</li>
+ * consumer first reads its own pending entries (XPENDING, then XCLAIM one at a time) before new
+ * ones ({@code >}).</li>
  * <li>Each entry is bound to the thread as the {@link DeliveryContext} (message id: the
  * {@value DeliveryContext#MESSAGE_ID_HEADER} field, else {@code ~redis-stream:<stream>:<record id>};
  * namespace: the group; SpEL variables {@code #record}, {@code #headers} (the fields),

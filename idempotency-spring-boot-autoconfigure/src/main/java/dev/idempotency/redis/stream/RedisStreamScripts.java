@@ -15,7 +15,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * comes back with the delivery counter of every entry (XPENDING) in one round trip, and because
  * spring-data-redis has no XAUTOCLAIM (spring-data-redis#2316); a script needs no client-specific
  * API. Each returns {@code {next-cursor, entries, deleted-ids, delivery-counts}}, an entry being
- * {@code {id, {field, value, ...}}} with a nil body when its content was trimmed away.
+ * {@code {id, {field, value, ...}}}; the claim and own-pending scripts return ids only, and each entry
+ * is read (and its delivery counted) one at a time, right before it is processed.
  */
 final class RedisStreamScripts {
 
@@ -32,25 +33,48 @@ final class RedisStreamScripts {
 			""";
 
 	/**
-	 * XAUTOCLAIM. KEYS: stream. ARGV: group, consumer, min-idle millis, start id, count.
+	 * XAUTOCLAIM with JUSTID: takes over entries idle longer than min-idle without counting a
+	 * delivery (Redis 7.0: JUSTID does not increment the retry counter), so that entries claimed by a
+	 * consumer that dies before it reaches them are not counted towards max-deliveries. Each entry is
+	 * {@code {id}} with a nil body; {@link #DELIVER_PENDING} delivers it. KEYS: stream. ARGV: group,
+	 * consumer, min-idle millis, start id, count.
 	 */
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> AUTOCLAIM = new DefaultRedisScript<>("""
-			local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5])
-			local entries = r[2]
-			""" + COUNTS + """
-			return {r[1], entries, r[3] or {}, counts}
+			local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], 'COUNT', ARGV[5], 'JUSTID')
+			local entries = {}
+			for i, id in ipairs(r[2]) do entries[i] = {id} end
+			return {r[1], entries, r[3] or {}, {}}
 			""", List.class);
 
 	/**
-	 * XREADGROUP of the consumer's own pending entries (its history). KEYS: stream. ARGV: group,
-	 * consumer, count, id after which to read.
+	 * The ids of the consumer's own pending entries (its history), without reading them: XREADGROUP
+	 * of the history would count a delivery for each entry of the page, also for those the consumer
+	 * dies before it reaches. Each entry is {@code {id}} with a nil body; {@link #DELIVER_PENDING}
+	 * delivers it. KEYS: stream. ARGV: group, consumer, count, id after which to read.
 	 */
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> READ_OWN_PENDING = new DefaultRedisScript<>("""
-			local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', ARGV[3], 'STREAMS', KEYS[1], ARGV[4])
+			local start = '-'
+			if ARGV[4] ~= '0-0' then start = '(' .. ARGV[4] end
+			local p = redis.call('XPENDING', KEYS[1], ARGV[1], start, '+', ARGV[3], ARGV[2])
 			local entries = {}
-			if r and r[1] then entries = r[1][2] end
+			for i, e in ipairs(p) do entries[i] = {e[1]} end
+			return {'0-0', entries, {}, {}}
+			""", List.class);
+
+	/**
+	 * Delivers one pending entry of the consumer right before it is processed: XCLAIM for the same
+	 * consumer, which counts the delivery and returns the entry. Nothing when the consumer no longer
+	 * owns it (another consumer claimed it meanwhile); its id as deleted when its content was trimmed
+	 * away. KEYS: stream. ARGV: group, consumer, record id.
+	 */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> DELIVER_PENDING = new DefaultRedisScript<>("""
+			local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1)
+			if not p[1] or p[1][2] ~= ARGV[2] then return {'0-0', {}, {}, {}} end
+			if #redis.call('XRANGE', KEYS[1], ARGV[3], ARGV[3]) == 0 then return {'0-0', {}, {ARGV[3]}, {}} end
+			local entries = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[3])
 			""" + COUNTS + """
 			return {'0-0', entries, {}, counts}
 			""", List.class);
