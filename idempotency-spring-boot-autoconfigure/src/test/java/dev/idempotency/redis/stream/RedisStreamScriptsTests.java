@@ -28,7 +28,7 @@ class RedisStreamScriptsTests {
 		ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 		long thread = Thread.currentThread().getId();
 		for (RedisScript<?> script : List.of(RedisStreamScripts.COMPLETE_AND_ACKNOWLEDGE, RedisStreamScripts.AUTOCLAIM,
-				RedisStreamScripts.READ_OWN_PENDING)) {
+				RedisStreamScripts.READ_OWN_PENDING, RedisStreamScripts.DELIVER_PENDING)) {
 			script.getSha1();
 			long before = threads.getThreadAllocatedBytes(thread);
 			for (int i = 0; i < 10_000; i++) {
