@@ -99,7 +99,7 @@ class RedisStreamFaultInjectionIntegrationTests {
 	private final Duration minIdle = Duration.parse("PT" + System.getProperty("fault.stream.min-idle", "3s"));
 
 	/**
-	 * Above the starter's default (3): Redis counts a delivery for every entry a killed consumer had
+	 * Above the starter's default (3): Redis counts a delivery for every new entry a killed consumer had
 	 * read (up to batch-size), not only for the one in flight, and the suite kills far more often than
 	 * production does; a valid entry held by three killed consumers in a row would be dead-lettered
 	 * as a poison pill. The always-failing poison still reaches the dead-letter stream.
@@ -540,7 +540,8 @@ class RedisStreamFaultInjectionIntegrationTests {
 					+ " (twice: " + doubles.size() + (atomic ? ", all in the kill-after-commit window" : "") + ", missing: "
 					+ missing.size() + ")")
 			.row("dead-letter stream", deadLetters.values().stream().mapToInt(Integer::intValue).sum() + " entries for "
-					+ deadLetters.size() + " poison names; " + accounting.deadLettered + " dead-letterings journaled")
+					+ deadLetters.size() + " names (" + validOrdersDeadLettered() + " of them valid orders); "
+					+ accounting.deadLettered + " dead-letterings journaled")
 			.row("pending at the end", pending + (caughtUp ? " (last-delivered id = last entry)" : " (NOT caught up)"));
 		if (!problems.isEmpty()) {
 			report.row("problems", String.join("; ", problems));
