@@ -30,17 +30,17 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Requests per second and latency of an idempotent {@code POST} against the same handler without
- * {@code @Idempotent}, in one run, on one application and one database ({@code --db}, PostgreSQL by
- * default): an embedded Tomcat on a random port, the JDK's HTTP client with {@code --threads}
- * connections each sending requests back to back, every request a new key (the cost of a first
- * request: claim, fingerprint, stored response). Rounds of {@code --round-time} seconds alternate the
- * two variants, in ABBA order; the first {@code --warmup} pairs are not counted. Reported: each
- * variant's median requests per second, the median of the per-pair ratios, and the p50 and p99 of
- * all counted requests. At the end, the ledger rows must equal the 201s and the idempotent keys the
- * idempotent 201s.
+ * {@code @Idempotent} ({@code plain}) and against the same idempotency written by hand ({@code hand}), in
+ * one run, on one application and one database ({@code --db}, PostgreSQL by default): an embedded
+ * Tomcat on a random port, the JDK's HTTP client with {@code --threads} connections each sending
+ * requests back to back, every request a new key (the cost of a first request: claim, fingerprint,
+ * stored response). Each set runs one round of {@code --round-time} seconds per variant, each set's
+ * order rotated by one; the first {@code --warmup} sets are not counted. Reported: each variant's
+ * median requests per second, the median of the per-set ratios, and the p50 and p99 of all counted
+ * requests. At the end, the ledger rows must equal the 201s, and each variant's keys its 201s.
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.http.HttpBench [--db postgresql|mariadb]
- * [--threads 8] [--rounds 6] [--warmup 2] [--round-time 10]}; normally through
+ * [--threads 8] [--rounds 6] [--warmup 2] [--round-time 10] [--variants plain,idempotent,hand]}; normally through
  * {@code scripts/bench.sh --suite http}.
  */
 public final class HttpBench {
@@ -55,53 +55,75 @@ public final class HttpBench {
 		int rounds = options.integer("rounds", 6);
 		int warmup = options.integer("warmup", 2);
 		Duration roundTime = Duration.ofSeconds(options.integer("round-time", 10));
+		List<String> variants = List.of(options.text("variants", "plain,idempotent,hand").split(","));
 		try (ConfigurableApplicationContext context = start(database, threads)) {
 			int port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 			Map<String, List<Double>> throughput = new LinkedHashMap<>();
 			Map<String, List<long[]>> latencies = new LinkedHashMap<>();
-			List<Double> ratios = new ArrayList<>();
+			Map<String, List<Double>> ratios = new LinkedHashMap<>();
 			Map<String, Long> created = new LinkedHashMap<>();
 			HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-			for (int pair = 0; pair < warmup + rounds; pair++) {
-				List<String> order = (pair % 2 == 0) ? List.of("plain", "idempotent") : List.of("idempotent", "plain");
-				Map<String, Double> pairRate = new LinkedHashMap<>();
+			for (int set = 0; set < warmup + rounds; set++) {
+				List<String> order = rotated(variants, set);
+				Map<String, Double> setRate = new LinkedHashMap<>();
 				for (String variant : order) {
 					Round round = round(client, port, variant, threads, roundTime);
 					created.merge(variant, round.created(), Long::sum);
-					pairRate.put(variant, round.perSecond());
-					boolean counted = pair >= warmup;
-					System.out.printf(Locale.ROOT, "%s pair %d %-10s %8.0f req/s  p99 %6.2f ms  errors %d%n",
-							counted ? "round" : "warmup", pair, variant, round.perSecond(),
+					setRate.put(variant, round.perSecond());
+					boolean counted = set >= warmup;
+					System.out.printf(Locale.ROOT, "%s set %d %-10s %8.0f req/s  p99 %6.2f ms  errors %d%n",
+							counted ? "round" : "warmup", set, variant, round.perSecond(),
 							percentile(round.latencies(), 0.99) / 1e6, round.errors());
 					if (counted) {
 						throughput.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(round.perSecond());
 						latencies.computeIfAbsent(variant, (key) -> new ArrayList<>()).add(round.latencies());
 					}
 				}
-				if (pair >= warmup) {
-					ratios.add(pairRate.get("idempotent") / pairRate.get("plain"));
+				if (set >= warmup) {
+					for (String[] ratio : RATIOS) {
+						if (setRate.containsKey(ratio[0]) && setRate.containsKey(ratio[1])) {
+							ratios.computeIfAbsent(ratio[0] + " / " + ratio[1], (key) -> new ArrayList<>())
+								.add(setRate.get(ratio[0]) / setRate.get(ratio[1]));
+						}
+					}
 				}
 			}
 			long ledger = jdbc.queryForObject("SELECT COUNT(*) FROM bench_http_ledger", Long.class);
 			long keys = jdbc.queryForObject("SELECT COUNT(*) FROM bench_http_record", Long.class);
+			long handKeys = jdbc.queryForObject("SELECT COUNT(*) FROM " + HttpBenchApp.HAND_KEYS, Long.class);
 			long responses = created.values().stream().mapToLong(Long::longValue).sum();
 			System.out.println();
-			System.out.printf(Locale.ROOT, "%s, %d threads, %d rounds of %ds per variant (ABBA), after %d warm-up pairs%n",
+			System.out.printf(Locale.ROOT,
+					"%s, %d threads, %d rounds of %ds per variant (rotated order), after %d warm-up sets%n",
 					database.productName(), threads, rounds, roundTime.toSeconds(), warmup);
 			System.out.println("| variant | req/s (median) | p50 ms | p99 ms |");
 			System.out.println("|---|---|---|---|");
-			for (String variant : List.of("plain", "idempotent")) {
+			for (String variant : variants) {
 				long[] all = concat(latencies.get(variant));
 				System.out.printf(Locale.ROOT, "| %s | %.0f | %.2f | %.2f |%n", variant, median(throughput.get(variant)),
 						percentile(all, 0.50) / 1e6, percentile(all, 0.99) / 1e6);
 			}
-			System.out.printf(Locale.ROOT, "idempotent / plain: median ratio %.3f (pairs %s)%n", median(ratios),
-					ratios.stream().map((ratio) -> String.format(Locale.ROOT, "%.3f", ratio)).toList());
-			System.out.printf("check: %d ledger rows for %d created responses, %d keys for %d idempotent ones: %s%n",
-					ledger, responses, keys, created.get("idempotent"),
-					(ledger == responses && keys == created.get("idempotent")) ? "OK" : "WRONG");
+			ratios.forEach((name, values) -> System.out.printf(Locale.ROOT, "%s: median ratio %.3f (sets %s)%n", name,
+					median(values), values.stream().map((ratio) -> String.format(Locale.ROOT, "%.3f", ratio)).toList()));
+			long idempotent = created.getOrDefault("idempotent", 0L);
+			long hand = created.getOrDefault("hand", 0L);
+			System.out.printf(
+					"check: %d ledger rows for %d created responses, %d keys for %d idempotent ones, %d hand keys for %d hand ones: %s%n",
+					ledger, responses, keys, idempotent, handKeys, hand,
+					(ledger == responses && keys == idempotent && handKeys == hand) ? "OK" : "WRONG");
 		}
+	}
+
+	/** Ratios reported when both variants ran. */
+	private static final String[][] RATIOS = { { "idempotent", "plain" }, { "idempotent", "hand" },
+			{ "hand", "plain" } };
+
+	/** Each set starts one variant later, so that every variant runs first, second and last equally. */
+	private static List<String> rotated(List<String> variants, int set) {
+		List<String> order = new ArrayList<>(variants);
+		java.util.Collections.rotate(order, -(set % variants.size()));
+		return order;
 	}
 
 	private static ConfigurableApplicationContext start(Database database, int threads) {
@@ -124,6 +146,8 @@ public final class HttpBench {
 		jdbc.execute("DROP TABLE IF EXISTS bench_http_record");
 		ShippedSchema.create(jdbc, "dev/idempotency/store/jdbc/schema-" + database.id() + ".sql",
 				"idempotency_record", "bench_http_record");
+		jdbc.execute("DROP TABLE IF EXISTS " + HttpBenchApp.HAND_KEYS);
+		jdbc.execute(HttpBenchApp.handKeysDdl(database == Database.POSTGRESQL));
 		jdbc.execute("TRUNCATE bench_http_ledger");
 		return context;
 	}
