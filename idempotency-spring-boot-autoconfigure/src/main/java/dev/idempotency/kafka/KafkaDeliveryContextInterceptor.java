@@ -77,7 +77,7 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 		if (header != null && header.value() != null && header.value().length > 0) {
 			return MessageIds.ofProducer(new String(header.value(), StandardCharsets.UTF_8));
 		}
-		return MessageIds.ofTransport(TRANSPORT, record.topic() + ":" + record.partition() + ":" + record.offset());
+		return MessageIds.ofLogPosition(TRANSPORT, record.topic(), record.partition(), record.offset());
 	}
 
 	static @Nullable String groupId(Consumer<?, ?> consumer) {

@@ -38,6 +38,14 @@ class MessageIdsTests {
 	}
 
 	@Test
+	void aLogPositionIsTheTransportIdOfTopicPartitionAndOffset() {
+		assertThat(MessageIds.ofLogPosition("kafka", "orders", 0, 1))
+			.isEqualTo(MessageIds.ofTransport("kafka", "orders:0:1"))
+			.isEqualTo("~kafka:orders:0:1");
+		assertThatIllegalArgumentException().isThrownBy(() -> MessageIds.ofLogPosition("1kafka", "orders", 0, 1));
+	}
+
+	@Test
 	void producerIdSpelledLikeATransportIdDoesNotEqualIt() {
 		String derived = MessageIds.ofTransport("kafka", "orders:0:1");
 		assertThat(MessageIds.ofProducer(derived)).isNotEqualTo(derived);

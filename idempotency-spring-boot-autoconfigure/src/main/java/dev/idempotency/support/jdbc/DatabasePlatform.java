@@ -27,7 +27,10 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  */
 public enum DatabasePlatform {
 
-	/** PostgreSQL: {@code TIMESTAMP WITH TIME ZONE} columns, bound as {@link OffsetDateTime}. */
+	/**
+	 * PostgreSQL: {@code TIMESTAMP WITH TIME ZONE} columns, bound as a {@code timestamptz} value in UTC
+	 * (a pgjdbc {@code PGobject} where pgjdbc is the driver, else an {@link OffsetDateTime}).
+	 */
 	POSTGRESQL,
 
 	/** MySQL 8: {@code DATETIME} columns holding UTC wall-clock time. */
@@ -46,7 +49,7 @@ public enum DatabasePlatform {
 	 */
 	public Object timestamp(Instant instant) {
 		return switch (this) {
-			case POSTGRESQL -> OffsetDateTime.of(utcDateTime(instant), ZoneOffset.UTC);
+			case POSTGRESQL -> PostgresTimestamps.bindValue(instant);
 			// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
 			case MYSQL, MARIADB -> utcDateTime(instant);
 			case GENERIC -> Timestamp.from(instant);
@@ -55,7 +58,7 @@ public enum DatabasePlatform {
 
 	// Not LocalDateTime.ofInstant(instant, UTC): on Java 17 that asks ZoneOffset.UTC for its rules,
 	// which builds a new ZoneRules (with a ConcurrentHashMap) on every call, several times per claim.
-	private static LocalDateTime utcDateTime(Instant instant) {
+	static LocalDateTime utcDateTime(Instant instant) {
 		return LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
 	}
 
