@@ -36,7 +36,10 @@ public enum DatabasePlatform {
 	/** MySQL 8: {@code DATETIME} columns holding UTC wall-clock time. */
 	MYSQL,
 
-	/** MariaDB: as {@link #MYSQL}; its SQL differs where MariaDB has more ({@code RETURNING}). */
+	/**
+	 * MariaDB: as {@link #MYSQL}, bound as the {@code DATETIME} literal text MariaDB Connector/J would
+	 * send for a {@link LocalDateTime}; its SQL differs where MariaDB has more ({@code RETURNING}).
+	 */
 	MARIADB,
 
 	/** Any other database (H2, HSQLDB, Oracle, SQL Server, ...): JDBC {@link Timestamp}s. */
@@ -49,9 +52,10 @@ public enum DatabasePlatform {
 	 */
 	public Object timestamp(Instant instant) {
 		return switch (this) {
-			case POSTGRESQL -> PostgresTimestamps.bindValue(instant);
+			case POSTGRESQL -> TimestampLiterals.postgres(instant);
 			// DATETIME has no zone: store UTC wall-clock time, whatever the JVM's zone.
-			case MYSQL, MARIADB -> utcDateTime(instant);
+			case MARIADB -> TimestampLiterals.mariaDb(instant);
+			case MYSQL -> utcDateTime(instant);
 			case GENERIC -> Timestamp.from(instant);
 		};
 	}
