@@ -15,7 +15,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The baseline ({@code hand}): a share-group listener in {@code ShareAckMode.MANUAL} that, in one JDBC
  * transaction, inserts the record's key into the dedup table with {@code ON CONFLICT DO NOTHING}
  * (MariaDB: {@code INSERT IGNORE}) and applies the business writes if it was inserted, then accepts
- * the record once the transaction committed (a duplicate is accepted too). A failure releases it.
+ * the record once the transaction committed (a duplicate is accepted too) and counts it in the round's
+ * {@link Acceptances}. A failure releases it.
  */
 public class HandShareListener {
 
@@ -25,12 +26,16 @@ public class HandShareListener {
 
 	private final LedgerTables tables;
 
+	private final Acceptances acceptances;
+
 	private final String insertSql;
 
-	public HandShareListener(JdbcTemplate jdbc, TransactionTemplate transactions, LedgerTables tables) {
+	HandShareListener(JdbcTemplate jdbc, TransactionTemplate transactions, LedgerTables tables,
+			Acceptances acceptances) {
 		this.jdbc = jdbc;
 		this.transactions = transactions;
 		this.tables = tables;
+		this.acceptances = acceptances;
 		this.insertSql = tables.insertOrIgnore();
 	}
 
@@ -51,6 +56,7 @@ public class HandShareListener {
 			return;
 		}
 		acknowledgment.acknowledge();
+		this.acceptances.accepted();
 	}
 
 }

@@ -27,10 +27,10 @@ import dev.idempotency.benchmarks.support.Options;
  * own topic ({@value ShareRounds#PARTITIONS} partitions) and share group. Each round
  * ({@link ShareRounds}): the tables are reset, {@code --messages} records are produced (every tenth
  * re-sends the key five positions earlier, ~10% duplicates), then the clock starts, the container
- * starts, and the clock stops once every distinct key had its effect and the group's start offset
- * reached the end of every partition (polled every 10 ms). The container is then stopped and the end
- * state checked. Variants are interleaved round by round; the first {@code --warmup} rounds are not
- * counted.
+ * starts, and the clock stops once the listener accepted every record, counted on the listener side
+ * ({@link Acceptances}, polled every 10 ms). The container is then stopped and the end state checked
+ * (one effect per distinct key, every record accepted once). Variants are interleaved round by round;
+ * the first {@code --warmup} rounds are not counted.
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.share.ShareBench [--db postgresql|mariadb]
  * [--messages 10000] [--rounds 5] [--warmup 2] [--concurrency 1,4] [--variants hand,starter]};

@@ -25,7 +25,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * A variant of the share-group suite: one Spring Boot application with one share-group listener, its
- * topic and its share group, whose container is started for each round and stopped after it.
+ * topic and its share group, whose container is started for each round and stopped after it, and the
+ * {@link Acceptances} its listener counts.
  */
 final class ShareListenerApp implements AutoCloseable {
 
@@ -48,6 +49,8 @@ final class ShareListenerApp implements AutoCloseable {
 	private final ConfigurableApplicationContext context;
 
 	private final MessageListenerContainer container;
+
+	private final Acceptances acceptances;
 
 	ShareListenerApp(String name, int concurrency, String runId, EmbeddedKafkaKraftBroker broker,
 			Database database) {
@@ -80,6 +83,7 @@ final class ShareListenerApp implements AutoCloseable {
 		this.context = BootApps.run(properties, ShareApp.class, listener);
 		this.container = this.context.getBean(KafkaListenerEndpointRegistry.class)
 			.getListenerContainer(this.listenerId);
+		this.acceptances = this.context.getBean(Acceptances.class);
 	}
 
 	String name() {
@@ -101,6 +105,11 @@ final class ShareListenerApp implements AutoCloseable {
 	/** The prefix of this variant's consumer thread names. */
 	String consumerThreadPrefix() {
 		return this.listenerId + "-";
+	}
+
+	/** The records this variant's listener accepted; counted from zero each round. */
+	Acceptances acceptances() {
+		return this.acceptances;
 	}
 
 	void start() {
@@ -127,6 +136,12 @@ final class ShareListenerApp implements AutoCloseable {
 		@Bean
 		LedgerTables ledgerTables(@Value("${bench.database}") String database) {
 			return LedgerTables.of(Database.of(database));
+		}
+
+		/** Counts the accepted records: the hand-written listener's own calls, the starter's share events. */
+		@Bean
+		Acceptances acceptances() {
+			return new Acceptances();
 		}
 
 		/** Spring Boot declares no share container factory: the share consumer's defaults, string records. */
