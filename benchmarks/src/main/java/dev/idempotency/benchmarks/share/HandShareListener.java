@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -39,7 +40,7 @@ public class HandShareListener {
 		this.insertSql = tables.insertOrIgnore();
 	}
 
-	@KafkaListener(id = ShareListenerApp.LISTENER_ID, topics = "${bench.topic}", groupId = "${bench.group}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, topics = "${bench.topic}", groupId = "${bench.group}",
 			containerFactory = ShareListenerApp.FACTORY, concurrency = "${bench.concurrency}", autoStartup = "false")
 	public void onRecord(ConsumerRecord<String, String> rec, ShareAcknowledgment acknowledgment) {
 		try {
