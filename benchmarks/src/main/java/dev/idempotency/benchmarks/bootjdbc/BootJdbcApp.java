@@ -8,7 +8,6 @@ import dev.idempotency.benchmarks.bootjdbc.hand.HandApplication;
 import dev.idempotency.benchmarks.bootjdbc.starter.StarterApplication;
 import dev.idempotency.benchmarks.support.BootApps;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.support.TransactionManagerSelector;
 
@@ -47,13 +46,8 @@ final class BootJdbcApp implements AutoCloseable {
 			case "starter" -> StarterApplication.class;
 			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use hand or starter");
 		};
-		Map<String, Object> properties = BootApps.defaultPoolProperties(database);
-		properties.put("bench.database", database.id());
 		// The baseline is an application without the starter: none of its beans.
-		properties.put("idempotency.enabled", name.equals("starter"));
-		properties.put("idempotency.jdbc.table-name", LedgerTables.DEDUP_TABLE);
-		properties.put("idempotency.jdbc.initialize-schema", "never");
-		properties.put("idempotency.jdbc.purge.enabled", "false");
+		Map<String, Object> properties = BootApps.variantProperties(database, name);
 		properties.putAll(extra);
 		this.context = BootApps.run(properties, application);
 		this.ledger = this.context.getBean(Ledger.class);

@@ -1,19 +1,13 @@
 package dev.idempotency.benchmarks.bootjdbc;
 
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
 import dev.idempotency.benchmarks.report.RoundsTable;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.InterleavedRounds;
-import dev.idempotency.benchmarks.support.Machine;
-import dev.idempotency.benchmarks.support.Options;
-import dev.idempotency.benchmarks.support.Stats;
+import dev.idempotency.benchmarks.support.Harness;
 
 /**
  * Spring Boot's defaults on the JDBC path (issue 33, item 3): two minimal applications, each a plain
@@ -46,73 +40,36 @@ public final class BootJdbcBench {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
-		List<Database> databases = options.list("db", "postgresql,mariadb").stream().map(Database::of).toList();
-		int messages = options.integer("messages", 4000);
-		int rounds = options.integer("rounds", 9);
-		int warmup = options.integer("warmup", 2);
-		List<Integer> threadCounts = options.integers("threads", "1,4");
-		List<String> variants = options.list("variants", "hand,starter");
-		String loadAtStart = Machine.loadAverage();
-		Instant started = Instant.now();
+		Harness harness = Harness.start("BootJdbcBench", args, 4000, 9, 2, "hand,starter");
+		List<Database> databases = harness.options()
+			.list("db", "postgresql,mariadb")
+			.stream()
+			.map(Database::of)
+			.toList();
+		List<Integer> threadCounts = harness.options().integers("threads", "1,4");
+		String baseline = harness.variants().get(0);
 		StringBuilder report = new StringBuilder();
 		for (Database database : databases) {
-			List<InterleavedRounds.Row> rows = new ArrayList<>();
-			List<String> verdicts = new ArrayList<>();
 			List<String> setups = new ArrayList<>();
 			for (int threads : threadCounts) {
-				try (BootJdbcRounds bench = new BootJdbcRounds(database, messages, threads)) {
-					rows.addAll(InterleavedRounds.measure(variants, (name) -> {
+				try (BootJdbcRounds bench = new BootJdbcRounds(database, harness.messages(), threads)) {
+					harness.measure((name) -> {
 						BootJdbcApp app = new BootJdbcApp(name, database);
 						if (threads == threadCounts.get(0)) {
 							setups.add(app.describe());
 						}
 						return app;
-					}, BootJdbcApp::name, threads, warmup, rounds, bench::run, verdicts));
+					}, BootJdbcApp::name, threads, bench::run);
 				}
 			}
 			report.append("### ").append(database.productName()).append("\n\n")
-				.append(HarnessReport.commandAndMachine("BootJdbcBench " + String.join(" ", args), loadAtStart,
-						database))
+				.append(harness.commandAndMachine(database))
 				.append("\n\nApplications: ").append(String.join("; ", setups)).append("\n\n")
-				.append(pairs(rows, variants)).append('\n')
-				.append(RoundsTable.of(rows, ratios(variants), verdicts)).append('\n');
+				.append(RoundsTable.pairs(harness.rows(), baseline, "threads")).append('\n')
+				.append(harness.table(Map.of("ratio to " + baseline, (variant) -> baseline))).append('\n');
 		}
-		HarnessReport.publish("bootjdbc", HarnessReport.finished(started) + ": " + messages
-				+ " messages per round (~10% duplicates), " + warmup + " warm-up + " + rounds
-				+ " measured rounds per row, variants interleaved; Spring Boot's default pool, transaction manager"
-				+ " and the database's default isolation. " + classpath() + "\n\n" + report);
-	}
-
-	/** The ratio of each variant to the first, per round (the pair measured one after the other). */
-	private static String pairs(List<InterleavedRounds.Row> rows, List<String> variants) {
-		StringBuilder out = new StringBuilder("| pair | threads | median of per-round ratios | quartiles | rounds |\n"
-				+ "|---|---:|---:|---:|---:|\n");
-		String baseline = variants.get(0);
-		for (InterleavedRounds.Row row : rows) {
-			if (row.variant().equals(baseline)) {
-				continue;
-			}
-			rows.stream()
-				.filter((other) -> other.variant().equals(baseline) && other.concurrency() == row.concurrency())
-				.findFirst()
-				.ifPresent((base) -> {
-					List<Double> ratios = new ArrayList<>();
-					for (int i = 0; i < Math.min(row.rates().size(), base.rates().size()); i++) {
-						ratios.add(row.rates().get(i) / base.rates().get(i));
-					}
-					out.append(String.format("| %s / %s | %d | **%.3f** | %.3f–%.3f | %d |%n", row.variant(), baseline,
-							row.concurrency(), Stats.median(ratios), Stats.percentile(ratios, 25),
-							Stats.percentile(ratios, 75), ratios.size()));
-				});
-		}
-		return out.toString();
-	}
-
-	private static Map<String, Function<String, String>> ratios(List<String> variants) {
-		Map<String, Function<String, String>> ratios = new LinkedHashMap<>();
-		ratios.put("ratio to " + variants.get(0), (variant) -> variants.get(0));
-		return ratios;
+		HarnessReport.publish("bootjdbc", harness.summary(null, "messages", "Spring Boot's default pool, transaction"
+				+ " manager and the database's default isolation. " + classpath()) + report);
 	}
 
 	/** Which of the libraries a minimal JDBC application does not have were on the classpath. */

@@ -9,15 +9,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.sun.management.ThreadMXBean;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
+import dev.idempotency.benchmarks.support.RunTables;
 import dev.idempotency.benchmarks.support.ThreadCost;
-
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * One timed round of one application: resets the tables (not timed), then {@code threads} threads
@@ -40,23 +38,16 @@ final class BootJdbcRounds implements AutoCloseable {
 
 	private final int threads;
 
-	private final HikariDataSource admin;
-
-	private final JdbcTemplate adminJdbc;
-
-	private final LedgerTables tables;
+	private final RunTables tables;
 
 	BootJdbcRounds(Database database, int messages, int threads) {
 		this.messages = messages;
 		this.threads = threads;
-		this.admin = database.newDataSource(2);
-		this.adminJdbc = new JdbcTemplate(this.admin);
-		this.tables = LedgerTables.of(database);
-		this.tables.create(this.adminJdbc);
+		this.tables = new RunTables(database);
 	}
 
 	InterleavedRounds.Result run(BootJdbcApp app, int round) throws InterruptedException {
-		this.tables.reset(this.adminJdbc);
+		this.tables.reset();
 		MessageStream stream = new MessageStream(this.runId + "-" + app.name() + "-t" + this.threads + "-r" + round,
 				LedgerTables.ACCOUNTS);
 		AtomicInteger remaining = new AtomicInteger(this.messages);
@@ -90,19 +81,16 @@ final class BootJdbcRounds implements AutoCloseable {
 		double seconds = (System.nanoTime() - start) / 1e9;
 		ThreadCost.PerMessage cost = new ThreadCost.PerMessage(cpuNanos.get() / 1e3 / this.messages,
 				allocated.get() / this.messages);
-		List<String> problems = LedgerTables.problems(this.adminJdbc, stream.expected(LedgerTables.ACCOUNTS, false),
-				true);
+		List<String> problems = this.tables.problems(stream);
 		if (failure.get() != null) {
 			problems.add(0, "gave up: " + failure.get());
 		}
 		if (stream.issued() != this.messages) {
 			problems.add(0, stream.issued() + " messages delivered, not " + this.messages);
 		}
-		String counts = "messages=" + stream.issued() + " ledger=" + LedgerTables.ledgerRows(this.adminJdbc)
-				+ " redeliveries=" + redeliveries.get() + " " + cost;
-		String verdict = problems.isEmpty() ? "OK (" + counts + ")"
-				: "WRONG — " + String.join("; ", problems) + " (" + counts + ")";
-		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict, cost);
+		String counts = "messages=" + stream.issued() + " ledger=" + this.tables.ledgerRows() + " redeliveries="
+				+ redeliveries.get();
+		return InterleavedRounds.Result.checked(this.messages, seconds, problems, counts, cost);
 	}
 
 	/** Delivers {@code message} until a call returns, as a broker redelivers a failed message. */
@@ -123,7 +111,7 @@ final class BootJdbcRounds implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.admin.close();
+		this.tables.close();
 	}
 
 }

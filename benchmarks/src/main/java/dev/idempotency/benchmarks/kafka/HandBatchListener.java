@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -40,7 +41,7 @@ public class HandBatchListener {
 		this.bulkWrites = bulkWrites;
 	}
 
-	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
 			autoStartup = "false")
 	public void onBatch(List<ConsumerRecord<String, String>> recs) {
 		this.transactions.executeWithoutResult((status) -> {

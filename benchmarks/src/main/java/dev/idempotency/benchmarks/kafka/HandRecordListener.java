@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -32,7 +33,7 @@ public class HandRecordListener {
 		this.insertSql = tables.insertOrIgnore();
 	}
 
-	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
 			autoStartup = "false")
 	public void onRecord(ConsumerRecord<String, String> rec) {
 		this.transactions.executeWithoutResult((status) -> {

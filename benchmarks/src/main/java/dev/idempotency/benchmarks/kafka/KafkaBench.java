@@ -1,18 +1,12 @@
 package dev.idempotency.benchmarks.kafka;
 
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
-import dev.idempotency.benchmarks.report.RoundsTable;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.InterleavedRounds;
-import dev.idempotency.benchmarks.support.Machine;
-import dev.idempotency.benchmarks.support.Options;
+import dev.idempotency.benchmarks.support.Harness;
 
 /**
  * Kafka listener messages per second, end to end, on PostgreSQL or MariaDB ({@code --db}) and an
@@ -55,32 +49,17 @@ public final class KafkaBench {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
-		Database database = Database.of(options.text("db", "postgresql"));
-		int messages = options.integer("messages", 10000);
-		int rounds = options.integer("rounds", 5);
-		int warmup = options.integer("warmup", 3);
-		List<Integer> concurrencies = options.integers("concurrency", "1,4");
-		List<String> variants = options.list("variants",
+		Harness harness = Harness.start("KafkaBench", args, 10000, 5, 3,
 				"plain-record,hand-record,starter-record,hand-batch,starter-batch");
-		String loadAtStart = Machine.loadAverage();
-		Instant started = Instant.now();
-		List<InterleavedRounds.Row> rows = new ArrayList<>();
-		List<String> verdicts = new ArrayList<>();
-		try (KafkaRounds bench = new KafkaRounds(messages, database)) {
-			for (int concurrency : concurrencies) {
-				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
-						KafkaListenerApp::name, concurrency, warmup, rounds, bench::run, verdicts));
-			}
+		Database database = harness.database();
+		try (KafkaRounds bench = new KafkaRounds(harness.messages(), database)) {
+			harness.measureAll(bench::create, KafkaListenerApp::name, bench::run);
 		}
-		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages
-				+ " records per round (~10% duplicates), " + warmup + " warm-up + " + rounds
-				+ " measured rounds per row, variants interleaved; " + KafkaRounds.PARTITIONS
+		String report = harness.summary(database, "records", KafkaRounds.PARTITIONS
 				+ " partitions, ack mode BATCH (plain-record: MANUAL), max.poll.records 500,"
-				+ " Spring Boot's default pool, the database's default isolation.\n\n"
-				+ HarnessReport.commandAndMachine("KafkaBench " + String.join(" ", args), loadAtStart, database)
-				+ "; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker\n\n"
-				+ RoundsTable.of(rows, ratios(), verdicts);
+				+ " Spring Boot's default pool, the database's default isolation.")
+				+ harness.commandAndMachine(database) + "; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker\n\n"
+				+ harness.table(ratios());
 		HarnessReport.publish("kafka-" + database.id(), report);
 	}
 

@@ -1,54 +1,33 @@
 package dev.idempotency.benchmarks.kafka;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.idempotency.benchmarks.support.BootApps;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.KafkaRig;
+import dev.idempotency.benchmarks.support.VariantApp;
 import dev.idempotency.benchmarks.support.Waits;
-import org.apache.kafka.clients.admin.NewTopic;
 
-import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.listener.MessageListenerContainer;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
- * A variant of the Kafka suite: one Spring Boot application with one listener, its topic and its
- * consumer group, whose container is paused and resumed between rounds.
+ * A variant of the Kafka suite: one Spring Boot application ({@link VariantApp}) with one listener, its
+ * topic and its consumer group, whose container is paused and resumed between rounds.
  */
 final class KafkaListenerApp implements AutoCloseable {
-
-	/**
-	 * The id of every variant's {@code @KafkaListener}: one per application, so that the consumer
-	 * threads ({@code <id>-<n>-C-1}) of one variant can be told from the others'.
-	 */
-	static final String LISTENER_ID = "${bench.listener-id}";
-
-	private final String name;
-
-	private final int concurrency;
 
 	private final String topic;
 
 	private final String group;
 
-	private final String listenerId;
-
-	private final ConfigurableApplicationContext context;
+	private final VariantApp app;
 
 	private final MessageListenerContainer container;
 
-	KafkaListenerApp(String name, int concurrency, String runId, EmbeddedKafkaKraftBroker broker, Database database) {
-		this.name = name;
-		this.concurrency = concurrency;
+	KafkaListenerApp(String name, int concurrency, String runId, KafkaRig kafka, Database database) {
 		this.topic = "bench-kafka-" + runId + "-" + name + "-c" + concurrency;
 		this.group = "bench-" + name + "-c" + concurrency + "-" + runId;
-		this.listenerId = "bench-" + name + "-c" + concurrency;
 		Class<?> listener = switch (name) {
 			case "hand-record" -> HandRecordListener.class;
 			case "plain-record" -> PlainRecordListener.class;
@@ -58,11 +37,9 @@ final class KafkaListenerApp implements AutoCloseable {
 			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use plain-record,"
 					+ " hand-record, starter-record, hand-batch, starter-batch, hand-bulk-batch, starter-bulk-batch");
 		};
-		broker.addTopics(new NewTopic(this.topic, KafkaRounds.PARTITIONS, (short) 1));
-		// Spring Boot's default pool (no Hikari settings) and the database's default isolation: the
-		// configuration a user gets without tuning.
-		Map<String, Object> properties = BootApps.defaultPoolProperties(database);
-		properties.put("spring.kafka.bootstrap-servers", broker.getBrokersAsString());
+		kafka.createTopic(this.topic);
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.kafka.bootstrap-servers", kafka.servers());
 		properties.put("spring.kafka.consumer.group-id", this.group);
 		properties.put("spring.kafka.consumer.auto-offset-reset", "earliest");
 		properties.put("spring.kafka.consumer.max-poll-records", 500);
@@ -74,28 +51,22 @@ final class KafkaListenerApp implements AutoCloseable {
 			properties.put("spring.kafka.listener.ack-mode", "manual");
 		}
 		properties.put("bench.topic", this.topic);
-		properties.put("bench.listener-id", this.listenerId);
 		properties.put("bench.bulk-writes", name.contains("bulk"));
-		properties.put("bench.database", database.id());
-		properties.put("idempotency.enabled", name.startsWith("starter"));
-		properties.put("idempotency.store.type", "jdbc");
-		properties.put("idempotency.retention", "1h");
-		properties.put("idempotency.jdbc.table-name", LedgerTables.DEDUP_TABLE);
-		properties.put("idempotency.jdbc.initialize-schema", "never");
-		properties.put("idempotency.jdbc.purge.enabled", "false");
-		this.context = BootApps.run(properties, KafkaApp.class, listener);
-		this.container = this.context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(this.listenerId);
+		this.app = new VariantApp(name, concurrency, database, properties, listener);
+		this.container = this.app.context()
+			.getBean(KafkaListenerEndpointRegistry.class)
+			.getListenerContainer(this.app.listenerId());
 		this.container.start();
 		Waits.await("partitions assigned to " + name, () -> this.container.getAssignedPartitions() != null
 				&& this.container.getAssignedPartitions().size() == KafkaRounds.PARTITIONS);
 	}
 
 	String name() {
-		return this.name;
+		return this.app.name();
 	}
 
 	int concurrency() {
-		return this.concurrency;
+		return this.app.concurrency();
 	}
 
 	String topic() {
@@ -108,12 +79,12 @@ final class KafkaListenerApp implements AutoCloseable {
 
 	/** The prefix of this variant's consumer thread names. */
 	String consumerThreadPrefix() {
-		return this.listenerId + "-";
+		return this.app.consumerThreadPrefix();
 	}
 
 	void pause() {
 		this.container.pause();
-		Waits.await(this.name + " paused", this.container::isContainerPaused);
+		Waits.await(name() + " paused", this.container::isContainerPaused);
 	}
 
 	void resume() {
@@ -123,19 +94,7 @@ final class KafkaListenerApp implements AutoCloseable {
 	@Override
 	public void close() {
 		this.container.stop();
-		this.context.close();
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class KafkaApp {
-
-		/** The hand-written statements and timestamp binds of the database under test. */
-		@Bean
-		LedgerTables ledgerTables(@Value("${bench.database}") String database) {
-			return LedgerTables.of(Database.of(database));
-		}
-
+		this.app.close();
 	}
 
 }

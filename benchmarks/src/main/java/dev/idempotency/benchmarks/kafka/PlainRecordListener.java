@@ -9,6 +9,7 @@ import java.time.Instant;
 import javax.sql.DataSource;
 
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.kafka.annotation.KafkaListener;
@@ -34,7 +35,7 @@ public class PlainRecordListener {
 		this.insertSql = tables.insertOrIgnore();
 	}
 
-	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
 			autoStartup = "false")
 	public void onRecord(ConsumerRecord<String, String> rec, Acknowledgment acknowledgment) throws SQLException {
 		String value = rec.value();

@@ -3,6 +3,7 @@ package dev.idempotency.benchmarks.kafka;
 import java.util.List;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.beans.factory.annotation.Value;
@@ -24,7 +25,7 @@ public class StarterBatchListener {
 		this.bulkWrites = bulkWrites;
 	}
 
-	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
 			autoStartup = "false")
 	@Idempotent(key = "#element.key()")
 	public void onBatch(List<ConsumerRecord<String, String>> recs) {

@@ -1,6 +1,7 @@
 package dev.idempotency.benchmarks.kafka;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -15,7 +16,7 @@ public class StarterRecordListener {
 		this.jdbc = jdbc;
 	}
 
-	@KafkaListener(id = KafkaListenerApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, idIsGroup = false, topics = "${bench.topic}",
 			autoStartup = "false")
 	@Idempotent(key = "#rec.key()")
 	public void onRecord(ConsumerRecord<String, String> rec) {

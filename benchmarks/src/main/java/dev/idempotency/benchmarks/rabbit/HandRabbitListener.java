@@ -6,6 +6,7 @@ import java.time.Instant;
 
 import com.rabbitmq.client.Channel;
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.VariantApp;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -36,7 +37,7 @@ public class HandRabbitListener {
 		this.insertSql = tables.insertOrIgnore();
 	}
 
-	@RabbitListener(id = RabbitListenerApp.LISTENER_ID, queues = "${bench.queue}", autoStartup = "false",
+	@RabbitListener(id = VariantApp.LISTENER_ID, queues = "${bench.queue}", autoStartup = "false",
 			ackMode = "MANUAL")
 	public void onMessage(Message message, Channel channel) throws IOException {
 		long tag = message.getMessageProperties().getDeliveryTag();

@@ -1,18 +1,12 @@
 package dev.idempotency.benchmarks.rabbit;
 
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
-import dev.idempotency.benchmarks.report.RoundsTable;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.InterleavedRounds;
-import dev.idempotency.benchmarks.support.Machine;
-import dev.idempotency.benchmarks.support.Options;
+import dev.idempotency.benchmarks.support.Harness;
 
 /**
  * RabbitMQ listener messages per second, end to end, on PostgreSQL (or MariaDB, {@code --db}) and the
@@ -43,32 +37,17 @@ public final class RabbitBench {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
-		Database database = Database.of(options.text("db", "postgresql"));
-		int messages = options.integer("messages", 10000);
-		int rounds = options.integer("rounds", 5);
-		int warmup = options.integer("warmup", 2);
-		List<Integer> concurrencies = options.integers("concurrency", "1,4");
-		List<String> variants = options.list("variants", "hand,starter");
-		String loadAtStart = Machine.loadAverage();
-		Instant started = Instant.now();
-		List<InterleavedRounds.Row> rows = new ArrayList<>();
-		List<String> verdicts = new ArrayList<>();
-		try (RabbitRounds bench = new RabbitRounds(messages, database)) {
-			for (int concurrency : concurrencies) {
-				rows.addAll(InterleavedRounds.measure(variants, (name) -> new DeletingApp(bench,
-						bench.create(name, concurrency)), (app) -> app.app().name(), concurrency, warmup, rounds,
-						(app, round) -> bench.run(app.app(), round), verdicts));
-			}
+		Harness harness = Harness.start("RabbitBench", args, 10000, 5, 2, "hand,starter");
+		Database database = harness.database();
+		try (RabbitRounds bench = new RabbitRounds(harness.messages(), database)) {
+			harness.measureAll((name, concurrency) -> new DeletingApp(bench, bench.create(name, concurrency)),
+					(app) -> app.app().name(), (app, round) -> bench.run(app.app(), round));
 		}
-		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages
-				+ " messages per round (~10% duplicates), " + warmup + " warm-up + " + rounds
-				+ " measured rounds per row, variants interleaved; one durable queue per variant, persistent"
-				+ " messages, Spring Boot's simple container (prefetch 250), Spring Boot's default pool, the"
-				+ " database's default isolation.\n\n"
-				+ HarnessReport.commandAndMachine("RabbitBench " + String.join(" ", args), loadAtStart, database)
-				+ "; RabbitMQ: " + RabbitRounds.HOST + ":" + RabbitRounds.PORT + "\n\n"
-				+ RoundsTable.of(rows, ratios(), verdicts);
+		String report = harness.summary(database, "messages", "one durable queue per variant, persistent messages,"
+				+ " Spring Boot's simple container (prefetch 250), Spring Boot's default pool, the database's default"
+				+ " isolation.")
+				+ harness.commandAndMachine(database) + "; RabbitMQ: " + RabbitRounds.HOST + ":" + RabbitRounds.PORT
+				+ "\n\n" + harness.table(ratios());
 		HarnessReport.publish("rabbit-" + database.id(), report);
 	}
 

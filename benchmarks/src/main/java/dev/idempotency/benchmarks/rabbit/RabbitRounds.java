@@ -1,18 +1,17 @@
 package dev.idempotency.benchmarks.rabbit;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.LedgerTables;
 import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
-import dev.idempotency.benchmarks.support.ThreadCost;
+import dev.idempotency.benchmarks.support.RunTables;
+import dev.idempotency.benchmarks.support.TimedRound;
 import dev.idempotency.benchmarks.support.Waits;
 
 import org.springframework.amqp.core.MessageProperties;
@@ -20,7 +19,6 @@ import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * One timed round of one listener application: fills its queue while its container is stopped,
@@ -46,21 +44,14 @@ final class RabbitRounds implements AutoCloseable {
 
 	private final RabbitTemplate rabbit;
 
-	private final HikariDataSource admin;
-
-	private final JdbcTemplate adminJdbc;
-
-	private final LedgerTables tables;
+	private final RunTables tables;
 
 	RabbitRounds(int messages, Database database) {
 		this.messages = messages;
 		this.connectionFactory = new CachingConnectionFactory(HOST, PORT);
 		this.rabbitAdmin = new RabbitAdmin(this.connectionFactory);
 		this.rabbit = new RabbitTemplate(this.connectionFactory);
-		this.admin = database.newDataSource(2);
-		this.adminJdbc = new JdbcTemplate(this.admin);
-		this.tables = LedgerTables.of(database);
-		this.tables.create(this.adminJdbc);
+		this.tables = new RunTables(database);
 	}
 
 	/** The listener application of that name, with its own queue. */
@@ -71,10 +62,10 @@ final class RabbitRounds implements AutoCloseable {
 		return app;
 	}
 
-	InterleavedRounds.Result run(RabbitListenerApp variant, int round) {
+	InterleavedRounds.Result run(RabbitListenerApp variant, int round) throws Exception {
 		// Reset and fill the queue (not timed), while the container is stopped.
 		variant.stop();
-		this.tables.reset(this.adminJdbc);
+		this.tables.reset();
 		this.rabbitAdmin.purgeQueue(variant.queue(), false);
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name() + "-c" + variant.concurrency()
 				+ "-r" + round, LedgerTables.ACCOUNTS);
@@ -89,33 +80,15 @@ final class RabbitRounds implements AutoCloseable {
 		Waits.await(this.messages + " messages in " + variant.queue(), () -> ready(variant) == this.messages);
 		long unique = source.expected(LedgerTables.ACCOUNTS, false).unique();
 		// Timed: from starting the container until every distinct message had its effect and none waits.
-		ThreadCost before = ThreadCost.of(variant.consumerThreadPrefix());
-		long start = System.nanoTime();
-		variant.start();
-		long deadline = start + Duration.ofMinutes(2).toNanos();
-		boolean done = false;
-		while (!done && System.nanoTime() < deadline) {
-			Waits.sleep(10);
-			done = LedgerTables.ledgerRows(this.adminJdbc) >= unique && ready(variant) == 0;
-		}
-		long elapsed = System.nanoTime() - start;
-		ThreadCost.PerMessage cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
+		TimedRound timed = TimedRound.run(variant.consumerThreadPrefix(), this.messages, 10, variant::start,
+				() -> this.tables.ledgerRows() >= unique && ready(variant) == 0);
 		variant.stop();
-		double seconds = elapsed / 1e9;
-		List<String> problems = LedgerTables.problems(this.adminJdbc, source.expected(LedgerTables.ACCOUNTS, false),
-				true);
-		if (!done) {
-			problems.add(0, "not finished within 2 minutes");
-		}
+		List<String> problems = this.tables.problems(source);
 		long left = ready(variant);
 		if (left != 0) {
 			problems.add(left + " deliveries not acknowledged (back in the queue after the stop)");
 		}
-		String counts = "messages=" + source.issued() + " ledger=" + LedgerTables.ledgerRows(this.adminJdbc) + " "
-				+ cost;
-		String verdict = problems.isEmpty() ? "OK (" + counts + ")"
-				: "WRONG — " + String.join("; ", problems) + " (" + counts + ")";
-		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict, cost);
+		return timed.result(problems, "messages=" + source.issued() + " ledger=" + this.tables.ledgerRows());
 	}
 
 	/** Messages ready for delivery in the variant's queue (not those delivered and unacknowledged). */
@@ -132,7 +105,7 @@ final class RabbitRounds implements AutoCloseable {
 	@Override
 	public void close() {
 		this.connectionFactory.destroy();
-		this.admin.close();
+		this.tables.close();
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.idempotency.benchmarks.rabbit;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.VariantApp;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -18,7 +19,7 @@ public class StarterRabbitListener {
 		this.jdbc = jdbc;
 	}
 
-	@RabbitListener(id = RabbitListenerApp.LISTENER_ID, queues = "${bench.queue}", autoStartup = "false")
+	@RabbitListener(id = VariantApp.LISTENER_ID, queues = "${bench.queue}", autoStartup = "false")
 	@Idempotent
 	public void onMessage(Message message) {
 		RabbitLedger.apply(this.jdbc, message.getMessageProperties().getMessageId(), message);

@@ -1,5 +1,6 @@
 package dev.idempotency.benchmarks.report;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -65,6 +66,34 @@ public final class RoundsTable {
 		}
 		out.append("\nRounds:\n\n");
 		verdicts.forEach((line) -> out.append("- ").append(line).append('\n'));
+		return out.toString();
+	}
+
+	/**
+	 * The Markdown table of each variant's ratio to {@code baseline} round by round (the two measured
+	 * one after the other), at each concurrency: the median of those ratios, their quartiles and how
+	 * many rounds.
+	 */
+	public static String pairs(List<InterleavedRounds.Row> rows, String baseline, String concurrencyHeader) {
+		StringBuilder out = new StringBuilder("| pair | " + concurrencyHeader
+				+ " | median of per-round ratios | quartiles | rounds |\n|---|---:|---:|---:|---:|\n");
+		for (InterleavedRounds.Row row : rows) {
+			if (row.variant().equals(baseline)) {
+				continue;
+			}
+			rows.stream()
+				.filter((other) -> other.variant().equals(baseline) && other.concurrency() == row.concurrency())
+				.findFirst()
+				.ifPresent((base) -> {
+					List<Double> ratios = new ArrayList<>();
+					for (int i = 0; i < Math.min(row.rates().size(), base.rates().size()); i++) {
+						ratios.add(row.rates().get(i) / base.rates().get(i));
+					}
+					out.append(String.format("| %s / %s | %d | **%.3f** | %.3f–%.3f | %d |%n", row.variant(), baseline,
+							row.concurrency(), Stats.median(ratios), Stats.percentile(ratios, 25),
+							Stats.percentile(ratios, 75), ratios.size()));
+				});
+		}
 		return out.toString();
 	}
 

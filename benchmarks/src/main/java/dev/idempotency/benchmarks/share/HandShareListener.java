@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import dev.idempotency.benchmarks.support.LedgerTables;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -15,7 +16,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The baseline ({@code hand}): a share-group listener in {@code ShareAckMode.MANUAL} that, in one JDBC
  * transaction, inserts the record's key into the dedup table with {@code ON CONFLICT DO NOTHING}
  * (MariaDB: {@code INSERT IGNORE}) and applies the business writes if it was inserted, then accepts
- * the record once the transaction committed (a duplicate is accepted too). A failure releases it.
+ * the record once the transaction committed (a duplicate is accepted too) and counts it in the round's
+ * {@link Acceptances}. A failure releases it.
  */
 public class HandShareListener {
 
@@ -25,16 +27,20 @@ public class HandShareListener {
 
 	private final LedgerTables tables;
 
+	private final Acceptances acceptances;
+
 	private final String insertSql;
 
-	public HandShareListener(JdbcTemplate jdbc, TransactionTemplate transactions, LedgerTables tables) {
+	HandShareListener(JdbcTemplate jdbc, TransactionTemplate transactions, LedgerTables tables,
+			Acceptances acceptances) {
 		this.jdbc = jdbc;
 		this.transactions = transactions;
 		this.tables = tables;
+		this.acceptances = acceptances;
 		this.insertSql = tables.insertOrIgnore();
 	}
 
-	@KafkaListener(id = ShareListenerApp.LISTENER_ID, topics = "${bench.topic}", groupId = "${bench.group}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, topics = "${bench.topic}", groupId = "${bench.group}",
 			containerFactory = ShareListenerApp.FACTORY, concurrency = "${bench.concurrency}", autoStartup = "false")
 	public void onRecord(ConsumerRecord<String, String> rec, ShareAcknowledgment acknowledgment) {
 		try {
@@ -51,6 +57,7 @@ public class HandShareListener {
 			return;
 		}
 		acknowledgment.acknowledge();
+		this.acceptances.accepted();
 	}
 
 }

@@ -1,18 +1,12 @@
 package dev.idempotency.benchmarks.share;
 
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
-import dev.idempotency.benchmarks.report.RoundsTable;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.InterleavedRounds;
-import dev.idempotency.benchmarks.support.Machine;
-import dev.idempotency.benchmarks.support.Options;
+import dev.idempotency.benchmarks.support.Harness;
 
 /**
  * Kafka share-group (KIP-932) listener records per second, end to end, on PostgreSQL (or MariaDB,
@@ -27,10 +21,10 @@ import dev.idempotency.benchmarks.support.Options;
  * own topic ({@value ShareRounds#PARTITIONS} partitions) and share group. Each round
  * ({@link ShareRounds}): the tables are reset, {@code --messages} records are produced (every tenth
  * re-sends the key five positions earlier, ~10% duplicates), then the clock starts, the container
- * starts, and the clock stops once every distinct key had its effect and the group's start offset
- * reached the end of every partition (polled every 10 ms). The container is then stopped and the end
- * state checked. Variants are interleaved round by round; the first {@code --warmup} rounds are not
- * counted.
+ * starts, and the clock stops once the listener accepted every record, counted on the listener side
+ * ({@link Acceptances}, polled every 10 ms). The container is then stopped and the end state checked
+ * (one effect per distinct key, every record accepted once). Variants are interleaved round by round;
+ * the first {@code --warmup} rounds are not counted.
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.share.ShareBench [--db postgresql|mariadb]
  * [--messages 10000] [--rounds 5] [--warmup 2] [--concurrency 1,4] [--variants hand,starter]};
@@ -43,31 +37,17 @@ public final class ShareBench {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
-		Database database = Database.of(options.text("db", "postgresql"));
-		int messages = options.integer("messages", 10000);
-		int rounds = options.integer("rounds", 5);
-		int warmup = options.integer("warmup", 2);
-		List<Integer> concurrencies = options.integers("concurrency", "1,4");
-		List<String> variants = options.list("variants", "hand,starter");
-		String loadAtStart = Machine.loadAverage();
-		Instant started = Instant.now();
-		List<InterleavedRounds.Row> rows = new ArrayList<>();
-		List<String> verdicts = new ArrayList<>();
-		try (ShareRounds bench = new ShareRounds(messages, database)) {
-			for (int concurrency : concurrencies) {
-				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
-						ShareListenerApp::name, concurrency, warmup, rounds, bench::run, verdicts));
-			}
+		Harness harness = Harness.start("ShareBench", args, 10000, 5, 2, "hand,starter");
+		Database database = harness.database();
+		try (ShareRounds bench = new ShareRounds(harness.messages(), database)) {
+			harness.measureAll(bench::create, ShareListenerApp::name, bench::run);
 		}
-		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages
-				+ " records per round (~10% duplicates), " + warmup + " warm-up + " + rounds
-				+ " measured rounds per row, variants interleaved; " + ShareRounds.PARTITIONS
-				+ " partitions, one share group per variant, the share consumer's defaults, Spring Boot's default"
-				+ " pool, the database's default isolation.\n\n"
-				+ HarnessReport.commandAndMachine("ShareBench " + String.join(" ", args), loadAtStart, database)
+		String report = harness.summary(database, "records", ShareRounds.PARTITIONS + " partitions, one share group"
+				+ " per variant, the share consumer's defaults, Spring Boot's default pool, the database's default"
+				+ " isolation.")
+				+ harness.commandAndMachine(database)
 				+ "; Kafka: in-process EmbeddedKafkaKraftBroker, 1 broker, share groups on\n\n"
-				+ RoundsTable.of(rows, ratios(), verdicts);
+				+ harness.table(ratios());
 		HarnessReport.publish("share-" + database.id(), report);
 	}
 

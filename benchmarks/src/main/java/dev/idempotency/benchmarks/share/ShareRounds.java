@@ -1,45 +1,28 @@
 package dev.idempotency.benchmarks.share;
 
-import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
+import dev.idempotency.benchmarks.support.KafkaRig;
 import dev.idempotency.benchmarks.support.LedgerTables;
-import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
-import dev.idempotency.benchmarks.support.ThreadCost;
-import dev.idempotency.benchmarks.support.Waits;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
+import dev.idempotency.benchmarks.support.RunTables;
+import dev.idempotency.benchmarks.support.TimedRound;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.serialization.StringSerializer;
-
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * One timed round of one share-group listener application: produces the round's records while its
- * container is stopped, starts it, and stops the clock once every distinct record had its effect and
- * the share group's start offset reached the end of every partition (every record accepted); then
- * stops the container and checks the end state (one effect per distinct key, the balances, nothing
- * left unaccepted). Owns the in-process broker (share groups on), the producer, the admin client and
- * the ledger tables of the run, on the database under test.
+ * container is stopped, starts it, and stops the clock once its listener accepted every record (counted
+ * on the listener side, {@link Acceptances}: every accept follows its commit); then stops the container
+ * and checks the end state (one effect per distinct key, the balances, every record accepted exactly
+ * once). Owns the in-process broker (share groups on), the producer, the admin client and the ledger
+ * tables of the run, on the database under test.
  */
 final class ShareRounds implements AutoCloseable {
 
@@ -49,43 +32,25 @@ final class ShareRounds implements AutoCloseable {
 
 	private final int messages;
 
-	private final EmbeddedKafkaKraftBroker broker;
+	private final KafkaRig kafka;
 
-	private final Admin kafkaAdmin;
-
-	private final KafkaProducer<String, String> producer;
-
-	private final HikariDataSource admin;
-
-	private final JdbcTemplate adminJdbc;
-
-	private final LedgerTables tables;
+	private final RunTables tables;
 
 	ShareRounds(int messages, Database database) {
 		this.messages = messages;
-		this.broker = new EmbeddedKafkaKraftBroker(1, PARTITIONS);
-		this.broker.brokerProperties(Map.of("group.share.enable", "true",
+		this.kafka = new KafkaRig(PARTITIONS, Map.of("group.share.enable", "true",
 				"share.coordinator.state.topic.num.partitions", "1", "share.coordinator.state.topic.replication.factor",
 				"1", "share.coordinator.state.topic.min.isr", "1", "offsets.topic.num.partitions", "1"));
-		this.broker.afterPropertiesSet();
-		this.kafkaAdmin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-				this.broker.getBrokersAsString()));
-		this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-				this.broker.getBrokersAsString(), ProducerConfig.LINGER_MS_CONFIG, 5), new StringSerializer(),
-				new StringSerializer());
-		this.admin = database.newDataSource(2);
-		this.adminJdbc = new JdbcTemplate(this.admin);
-		this.tables = LedgerTables.of(database);
-		this.tables.create(this.adminJdbc);
+		this.tables = new RunTables(database);
 	}
 
 	/** The listener application of that name, with its own topic and share group (from the earliest record). */
 	ShareListenerApp create(String name, int concurrency) {
-		ShareListenerApp app = new ShareListenerApp(name, concurrency, this.runId, this.broker,
+		ShareListenerApp app = new ShareListenerApp(name, concurrency, this.runId, this.kafka,
 				this.tables.database());
 		ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, app.group());
 		try {
-			this.kafkaAdmin
+			this.kafka.admin()
 				.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
 						new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET))))
 				.all()
@@ -101,81 +66,32 @@ final class ShareRounds implements AutoCloseable {
 	InterleavedRounds.Result run(ShareListenerApp variant, int round) throws Exception {
 		// Reset and produce (not timed), while the container is stopped.
 		variant.stop();
-		this.tables.reset(this.adminJdbc);
+		this.tables.reset();
+		variant.acceptances().reset();
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name() + "-c" + variant.concurrency()
 				+ "-r" + round, LedgerTables.ACCOUNTS);
-		for (int i = 0; i < this.messages; i++) {
-			Message message = source.next();
-			this.producer.send(new ProducerRecord<>(variant.topic(), message.getKey(),
-					message.getAccount() + ":" + message.getAmount()));
-		}
-		this.producer.flush();
-		Map<TopicPartition, Long> end = endOffsets(variant.topic());
-		long unique = source.expected(LedgerTables.ACCOUNTS, false).unique();
-		// Timed: from starting the container until every distinct record had its effect and all are accepted.
-		ThreadCost before = ThreadCost.of(variant.consumerThreadPrefix());
-		long start = System.nanoTime();
-		variant.start();
-		long deadline = start + Duration.ofMinutes(2).toNanos();
-		boolean done = false;
-		while (!done && System.nanoTime() < deadline) {
-			Waits.sleep(10);
-			done = LedgerTables.ledgerRows(this.adminJdbc) >= unique && allAccepted(variant.group(), end);
-		}
-		long elapsed = System.nanoTime() - start;
-		ThreadCost.PerMessage cost = ThreadCost.of(variant.consumerThreadPrefix())
-			.perMessageSince(before, this.messages);
+		this.kafka.produce(variant.topic(), source, this.messages);
+		// Timed: from starting the container until the listener accepted every record (each after its commit).
+		TimedRound timed = TimedRound.run(variant.consumerThreadPrefix(), this.messages, 10, variant::start,
+				() -> variant.acceptances().count() >= this.messages);
 		variant.stop();
-		double seconds = elapsed / 1e9;
-		List<String> problems = LedgerTables.problems(this.adminJdbc, source.expected(LedgerTables.ACCOUNTS, false),
-				true);
-		if (!done) {
-			problems.add(0, "not finished within 2 minutes");
+		List<String> problems = this.tables.problems(source);
+		long accepted = variant.acceptances().count();
+		if (accepted < this.messages) {
+			problems.add((this.messages - accepted) + " records not accepted");
 		}
-		if (!allAccepted(variant.group(), end)) {
-			problems.add("records not accepted after the stop (share group start offsets below the end)");
+		else if (accepted > this.messages) {
+			// Only a record whose acquisition lock expired while it was processed is accepted twice.
+			problems.add((accepted - this.messages) + " acceptances more than records (a lock expired)");
 		}
-		String counts = "records=" + source.issued() + " ledger=" + LedgerTables.ledgerRows(this.adminJdbc) + " "
-				+ cost;
-		String verdict = problems.isEmpty() ? "OK (" + counts + ")"
-				: "WRONG — " + String.join("; ", problems) + " (" + counts + ")";
-		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict, cost);
-	}
-
-	private Map<TopicPartition, Long> endOffsets(String topic) throws Exception {
-		Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-		for (int p = 0; p < PARTITIONS; p++) {
-			latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-		}
-		return this.kafkaAdmin.listOffsets(latest)
-			.all()
-			.get()
-			.entrySet()
-			.stream()
-			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> entry.getValue().offset()));
-	}
-
-	/** Whether the share group's start offset (below it every record is settled) reached the end. */
-	private boolean allAccepted(String group, Map<TopicPartition, Long> end) throws Exception {
-		Map<TopicPartition, SharePartitionOffsetInfo> offsets = this.kafkaAdmin
-			.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec().topicPartitions(end.keySet())))
-			.partitionsToOffsetInfo(group)
-			.get();
-		for (Map.Entry<TopicPartition, Long> partition : end.entrySet()) {
-			SharePartitionOffsetInfo offset = offsets.get(partition.getKey());
-			if (partition.getValue() > 0 && (offset == null || offset.startOffset() < partition.getValue())) {
-				return false;
-			}
-		}
-		return true;
+		return timed.result(problems, "records=" + source.issued() + " accepted=" + accepted + " ledger="
+				+ this.tables.ledgerRows());
 	}
 
 	@Override
 	public void close() {
-		this.producer.close();
-		this.kafkaAdmin.close();
-		this.broker.destroy();
-		this.admin.close();
+		this.kafka.close();
+		this.tables.close();
 	}
 
 }

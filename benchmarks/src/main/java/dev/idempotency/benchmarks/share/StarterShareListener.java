@@ -1,6 +1,7 @@
 package dev.idempotency.benchmarks.share;
 
 import dev.idempotency.annotation.Idempotent;
+import dev.idempotency.benchmarks.support.VariantApp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -19,7 +20,7 @@ public class StarterShareListener {
 		this.jdbc = jdbc;
 	}
 
-	@KafkaListener(id = ShareListenerApp.LISTENER_ID, topics = "${bench.topic}", groupId = "${bench.group}",
+	@KafkaListener(id = VariantApp.LISTENER_ID, topics = "${bench.topic}", groupId = "${bench.group}",
 			containerFactory = ShareListenerApp.FACTORY, concurrency = "${bench.concurrency}", autoStartup = "false")
 	@Idempotent(key = "#rec.key()")
 	public void onRecord(ConsumerRecord<String, String> rec) {

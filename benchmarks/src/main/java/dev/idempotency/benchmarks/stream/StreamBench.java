@@ -1,15 +1,10 @@
 package dev.idempotency.benchmarks.stream;
 
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 
 import dev.idempotency.benchmarks.report.HarnessReport;
-import dev.idempotency.benchmarks.report.RoundsTable;
 import dev.idempotency.benchmarks.support.Database;
-import dev.idempotency.benchmarks.support.InterleavedRounds;
-import dev.idempotency.benchmarks.support.Machine;
-import dev.idempotency.benchmarks.support.Options;
+import dev.idempotency.benchmarks.support.Harness;
 import dev.idempotency.benchmarks.support.PoolSettings;
 
 /**
@@ -52,31 +47,21 @@ public final class StreamBench {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Options options = Options.parse(args);
-		Database database = Database.of(options.text("db", "postgresql"));
-		int messages = options.integer("messages", 3000);
-		int rounds = options.integer("rounds", 5);
-		int warmup = options.integer("warmup", 1);
-		int batch = options.integer("batch", 10);
-		PoolSettings pool = PoolSettings.of(options.text("pool", PoolSettings.BOOT_DEFAULT.id()));
-		List<Integer> concurrencies = options.integers("concurrency", "1,4");
-		List<String> variants = options.list("variants", "hand-plain,hand-ideal,starter-jdbc,starter-redis");
-		String loadAtStart = Machine.loadAverage();
-		Instant started = Instant.now();
-		List<InterleavedRounds.Row> rows = new ArrayList<>();
-		List<String> verdicts = new ArrayList<>();
-		try (StreamRounds bench = new StreamRounds(messages, batch, pool, database)) {
-			for (int concurrency : concurrencies) {
-				rows.addAll(InterleavedRounds.measure(variants, (name) -> bench.create(name, concurrency),
-						StreamConsumer::name, concurrency, warmup, rounds,
-						(variant, round) -> bench.run(variant, concurrency, round), verdicts));
+		Harness harness = Harness.start("StreamBench", args, 3000, 5, 1,
+				"hand-plain,hand-ideal,starter-jdbc,starter-redis");
+		Database database = harness.database();
+		int batch = harness.options().integer("batch", 10);
+		PoolSettings pool = PoolSettings.of(harness.options().text("pool", PoolSettings.BOOT_DEFAULT.id()));
+		try (StreamRounds bench = new StreamRounds(harness.messages(), batch, pool, database)) {
+			for (int concurrency : harness.concurrencies()) {
+				harness.measure((name) -> bench.create(name, concurrency), StreamConsumer::name, concurrency,
+						(variant, round) -> bench.run(variant, concurrency, round));
 			}
 		}
-		String report = HarnessReport.finished(started) + " on " + database.productName() + ": " + messages + " entries per round (~10% duplicates), "
-				+ warmup + " warm-up + " + rounds + " measured rounds per row, variants interleaved; XREADGROUP COUNT "
-				+ batch + "; " + pool.describe() + ".\n\n"
-				+ HarnessReport.commandAndMachine("StreamBench " + String.join(" ", args), loadAtStart, database)
-				+ "\n\n" + RoundsTable.of(rows, "ratio to hand-ideal", (variant) -> "hand-ideal", verdicts);
+		String report = harness.summary(database, "entries",
+				"XREADGROUP COUNT " + batch + "; " + pool.describe() + ".")
+				+ harness.commandAndMachine(database) + "\n\n"
+				+ harness.table(Map.of("ratio to hand-ideal", (variant) -> "hand-ideal"));
 		HarnessReport.publish("streams-" + database.id(), report);
 	}
 

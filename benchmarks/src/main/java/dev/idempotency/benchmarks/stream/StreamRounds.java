@@ -1,13 +1,11 @@
 package dev.idempotency.benchmarks.stream;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.benchmarks.support.InterleavedRounds;
 import dev.idempotency.benchmarks.support.LedgerTables;
@@ -15,8 +13,8 @@ import dev.idempotency.benchmarks.support.Message;
 import dev.idempotency.benchmarks.support.MessageStream;
 import dev.idempotency.benchmarks.support.PoolSettings;
 import dev.idempotency.benchmarks.support.RedisConnections;
-import dev.idempotency.benchmarks.support.ThreadCost;
-import dev.idempotency.benchmarks.support.Waits;
+import dev.idempotency.benchmarks.support.RunTables;
+import dev.idempotency.benchmarks.support.TimedRound;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -26,8 +24,6 @@ import io.lettuce.core.XReadArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
-
-import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * One timed round of one stream consumer: refills its stream, starts its consumers, waits until the
@@ -42,11 +38,7 @@ final class StreamRounds implements AutoCloseable {
 
 	private final int batch;
 
-	private final HikariDataSource admin;
-
-	private final JdbcTemplate adminJdbc;
-
-	private final LedgerTables tables;
+	private final RunTables tables;
 
 	private final PoolSettings pool;
 
@@ -55,19 +47,16 @@ final class StreamRounds implements AutoCloseable {
 	private final StatefulRedisConnection<String, String> connection;
 
 	StreamRounds(int messages, int batch, PoolSettings pool, Database database) {
-		this.tables = LedgerTables.of(database);
 		this.messages = messages;
 		this.batch = batch;
 		this.pool = pool;
-		this.admin = this.tables.database().newDataSource(2);
-		this.adminJdbc = new JdbcTemplate(this.admin);
 		this.client = RedisClient.create(RedisURI.builder()
 			.withHost(RedisConnections.host())
 			.withPort(RedisConnections.port())
 			.withDatabase(RedisConnections.database())
 			.build());
 		this.connection = this.client.connect();
-		this.tables.create(this.adminJdbc);
+		this.tables = new RunTables(database);
 	}
 
 	/** The consumer variant of that name, on its own stream and group. */
@@ -76,9 +65,9 @@ final class StreamRounds implements AutoCloseable {
 		String group = "bench-" + name;
 		return switch (name) {
 			case "hand-plain" -> new HandStreamConsumer(name, stream, group, concurrency, false, this.client, this.batch,
-					this.pool, this.tables);
+					this.pool, this.tables.tables());
 			case "hand-ideal" -> new HandStreamConsumer(name, stream, group, concurrency, true, this.client, this.batch,
-					this.pool, this.tables);
+					this.pool, this.tables.tables());
 			case "starter-jdbc" -> new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", this.runId,
 					this.batch, this.pool, this.tables.database());
 			case "starter-redis" -> new StarterStreamConsumer(name, stream, group, concurrency, "redis", this.runId,
@@ -88,33 +77,32 @@ final class StreamRounds implements AutoCloseable {
 		};
 	}
 
-	InterleavedRounds.Result run(StreamConsumer variant, int concurrency, int round) {
+	InterleavedRounds.Result run(StreamConsumer variant, int concurrency, int round) throws Exception {
 		RedisCommands<String, String> redis = this.connection.sync();
 		// Reset (not timed).
 		redis.del(variant.stream(), variant.stream() + ".dlq");
-		this.tables.reset(this.adminJdbc);
+		this.tables.reset();
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name() + "-c" + concurrency + "-r" + round,
 				LedgerTables.ACCOUNTS);
 		String lastId = fill(variant.stream(), source);
 		redis.xgroupCreate(XReadArgs.StreamOffset.from(variant.stream(), "0-0"), variant.group());
-		// Timed: from the start of the consumers until the last entry is read and nothing is pending.
-		ThreadCost before = ThreadCost.of(variant.consumerThreadPrefix());
-		long start = System.nanoTime();
-		variant.start();
-		long deadline = start + Duration.ofMinutes(2).toNanos();
-		boolean done = false;
-		while (!done && System.nanoTime() < deadline) {
-			Waits.sleep(5);
-			done = isDone(redis, variant, lastId);
-		}
-		long elapsed = System.nanoTime() - start;
-		// Before stopping: the consumer threads end with the stop, and with them their counters.
-		ThreadCost.PerMessage cost = ThreadCost.of(variant.consumerThreadPrefix()).perMessageSince(before, this.messages);
+		// Timed: from the start of the consumers until the last entry is read and nothing is pending. The
+		// cost is taken before the stop: the consumer threads end with it, and with them their counters.
+		TimedRound timed = TimedRound.run(variant.consumerThreadPrefix(), this.messages, 5, variant::start,
+				() -> isDone(redis, variant, lastId));
 		variant.stop();
-		double seconds = elapsed / 1e9;
-		String verdict = done ? verify(redis, variant, source, cost.toString())
-				: "WRONG — not finished within 2 minutes; " + verify(redis, variant, source, cost.toString());
-		return new InterleavedRounds.Result(this.messages / seconds, seconds, verdict, cost);
+		MessageStream.Expected expected = source.expected(LedgerTables.ACCOUNTS, !variant.dedups());
+		List<String> problems = this.tables.problems(expected, variant.dedups());
+		long pending = redis.xpending(variant.stream(), variant.group()).getCount();
+		if (pending != 0) {
+			problems.add(pending + " entries still pending");
+		}
+		long dead = redis.exists(variant.stream() + ".dlq") == 0 ? 0 : redis.xlen(variant.stream() + ".dlq");
+		if (dead != 0) {
+			problems.add(dead + " entries dead-lettered");
+		}
+		return timed.result(problems, "entries=" + expected.issued() + " unique=" + expected.unique() + " ledger="
+				+ this.tables.ledgerRows());
 	}
 
 	private String fill(String stream, MessageStream source) {
@@ -156,25 +144,6 @@ final class StreamRounds implements AutoCloseable {
 		return map;
 	}
 
-	private String verify(RedisCommands<String, String> redis, StreamConsumer variant, MessageStream source,
-			String cost) {
-		MessageStream.Expected expected = source.expected(LedgerTables.ACCOUNTS, !variant.dedups());
-		List<String> problems = LedgerTables.problems(this.adminJdbc, expected, variant.dedups());
-		long ledger = LedgerTables.ledgerRows(this.adminJdbc);
-		long pending = redis.xpending(variant.stream(), variant.group()).getCount();
-		if (pending != 0) {
-			problems.add(pending + " entries still pending");
-		}
-		long dead = redis.exists(variant.stream() + ".dlq") == 0 ? 0 : redis.xlen(variant.stream() + ".dlq");
-		if (dead != 0) {
-			problems.add(dead + " entries dead-lettered");
-		}
-		String counts = "entries=" + expected.issued() + " unique=" + expected.unique() + " ledger=" + ledger + " "
-				+ cost;
-		return problems.isEmpty() ? "OK (" + counts + ")" : "WRONG — " + String.join("; ", problems) + " (" + counts
-				+ ")";
-	}
-
 	/** Deletes the run's Redis keys and closes the connections and the pool. */
 	@Override
 	public void close() {
@@ -188,7 +157,7 @@ final class StreamRounds implements AutoCloseable {
 		}
 		this.connection.close();
 		this.client.shutdown();
-		this.admin.close();
+		this.tables.close();
 	}
 
 }

@@ -35,6 +35,23 @@ public final class BootApps {
 		return properties;
 	}
 
+	/**
+	 * The properties of variant {@code name}'s application on Spring Boot's default pool
+	 * ({@link #defaultPoolProperties}): {@code bench.database}, the starter on for the variants whose
+	 * name starts with {@code starter} (the others are applications without it: none of its beans), its
+	 * JDBC store on the suites' dedup table, no schema initialization and no purge (it runs outside the
+	 * measured path).
+	 */
+	public static Map<String, Object> variantProperties(Database database, String name) {
+		Map<String, Object> properties = defaultPoolProperties(database);
+		properties.put("bench.database", database.id());
+		properties.put("idempotency.enabled", name.startsWith("starter"));
+		properties.put("idempotency.jdbc.table-name", LedgerTables.DEDUP_TABLE);
+		properties.put("idempotency.jdbc.initialize-schema", "never");
+		properties.put("idempotency.jdbc.purge.enabled", "false");
+		return properties;
+	}
+
 	/** Adds the Spring Data Redis connection to the server under test. */
 	public static Map<String, Object> withRedis(Map<String, Object> properties) {
 		properties.put("spring.data.redis.host", RedisConnections.host());

@@ -9,7 +9,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The round loop of the end-to-end harnesses (the stream and Kafka suites): variants take turns
+ * The round loop of the end-to-end harnesses: variants take turns
  * round by round, their order rotating, so that all see the same machine load; the first rounds warm
  * up and are not counted; a round whose verdict is not OK is noted against its variant.
  */
@@ -24,6 +24,18 @@ public final class InterleavedRounds {
 		/** A round without a per-message cost. */
 		public Result(double rate, double seconds, String verdict) {
 			this(rate, seconds, verdict, null);
+		}
+
+		/**
+		 * A round of {@code messages} in {@code seconds}, its verdict {@code OK (<counts> <cost>)} when
+		 * the checks found no problem, else {@code WRONG — <problems> (<counts> <cost>)}.
+		 */
+		public static Result checked(int messages, double seconds, List<String> problems, String counts,
+				ThreadCost.PerMessage cost) {
+			String detail = "(" + counts + " " + cost + ")";
+			String verdict = problems.isEmpty() ? "OK " + detail
+					: "WRONG — " + String.join("; ", problems) + " " + detail;
+			return new Result(messages / seconds, seconds, verdict, cost);
 		}
 
 	}
