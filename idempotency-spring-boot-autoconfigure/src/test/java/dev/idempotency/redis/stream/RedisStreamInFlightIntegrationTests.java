@@ -42,7 +42,7 @@ import static org.awaitility.Awaitility.await;
  * stopped consumer's entries are still claimed after min-idle. Two listeners of one group stand for
  * two instances (each its own container and recovery task, one namespace); one read of
  * {@code batch-size} 3 takes the three entries added before they start, and the listener holds the
- * first until the test releases it. min-idle 500 ms, claims every 100 ms. The real Redis at
+ * first until the test releases it. min-idle 1 s (refreshed every 250 ms), claims every 100 ms. The real Redis at
  * 127.0.0.1:6379 and the real PostgreSQL, the JDBC store.
  */
 class RedisStreamInFlightIntegrationTests {
@@ -86,10 +86,10 @@ class RedisStreamInFlightIntegrationTests {
 		start(1);
 		assertThat(this.listener.awaitGate()).as("the slow order reached the listener").isTrue();
 
-		// Four times min-idle: without the refresh, the other listener's recovery claims all three
+		// Three times min-idle: without the refresh, the other listener's recovery claims all three
 		// (delivery 2 of max-deliveries 1) and dead-letters them, the slow one while it runs.
-		await().during(Duration.ofSeconds(2))
-			.atMost(Duration.ofSeconds(4))
+		await().during(Duration.ofSeconds(3))
+			.atMost(Duration.ofSeconds(5))
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> !this.redis.hasKey(this.stream + ".dlq") && heldOnceByOneConsumer(pendingMessages()));
 		this.listener.release();
@@ -148,7 +148,7 @@ class RedisStreamInFlightIntegrationTests {
 		properties.addAll(List.of("it.run=" + this.run, "spring.data.redis.timeout=5s",
 				"idempotency.jdbc.initialize-schema=always", "idempotency.jdbc.purge.enabled=false",
 				"idempotency.redis.stream.batch-size=3", "idempotency.redis.stream.poll-timeout=200ms",
-				"idempotency.redis.stream.min-idle=500ms", "idempotency.redis.stream.claim-interval=100ms",
+				"idempotency.redis.stream.min-idle=1s", "idempotency.redis.stream.claim-interval=100ms",
 				"idempotency.redis.stream.max-deliveries=" + maxDeliveries));
 		this.context = new SpringApplicationBuilder(InFlightApplication.class).web(WebApplicationType.NONE)
 			.properties(properties.toArray(String[]::new))
