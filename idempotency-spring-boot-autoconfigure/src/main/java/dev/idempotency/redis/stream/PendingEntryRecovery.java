@@ -22,7 +22,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@link StreamEntryDispatcher} with their delivery counters: a consumer's own pending entries when
  * it starts (its previous incarnation read them and died), and entries idle longer than min-idle in
  * any consumer (XAUTOCLAIM). Entries trimmed from the stream before anyone processed them are
- * acknowledged and counted. It also measures the group's pending entries for the gauges.
+ * acknowledged and counted. It also measures the group's pending entries for the gauges. The entry
+ * being delivered is {@linkplain InFlightEntries held}: kept fresh, so that a slow delivery is not
+ * claimed again by another consumer.
  * <p>
  * Every method throws what Redis throws; the caller decides how loudly to report it.
  */
@@ -45,6 +47,8 @@ final class PendingEntryRecovery {
 
 	private final StreamEntryDispatcher dispatcher;
 
+	private final InFlightEntries inFlight;
+
 	private final BooleanSupplier running;
 
 	/**
@@ -53,14 +57,16 @@ final class PendingEntryRecovery {
 	 * @param binding the stream and group
 	 * @param settings batch size and min-idle
 	 * @param dispatcher delivers the entries found
+	 * @param inFlight keeps the entry being delivered fresh
 	 * @param running whether the container still runs; a run stops between entries when it does not
 	 */
 	PendingEntryRecovery(StringRedisTemplate redis, StreamBinding binding, RedisStreamSettings settings,
-			StreamEntryDispatcher dispatcher, BooleanSupplier running) {
+			StreamEntryDispatcher dispatcher, InFlightEntries inFlight, BooleanSupplier running) {
 		this.redis = redis;
 		this.binding = binding;
 		this.settings = settings;
 		this.dispatcher = dispatcher;
+		this.inFlight = inFlight;
 		this.running = running;
 	}
 
@@ -140,6 +146,18 @@ final class PendingEntryRecovery {
 		}
 		report(trimmed, claimed ? batch.entries().size() : 0);
 		int trimmedSince = 0;
+		try (InFlightEntries.Holder holder = this.inFlight.holder(consumer)) {
+			trimmedSince = deliver(batch, consumer, holder);
+		}
+		report(trimmedSince, 0);
+	}
+
+	/**
+	 * Delivers the entries of a page one at a time, each held while it is delivered.
+	 * @return how many were found trimmed
+	 */
+	private int deliver(PendingBatch batch, String consumer, InFlightEntries.Holder holder) {
+		int trimmedSince = 0;
 		for (PendingBatch.Entry pending : batch.entries()) {
 			if (!this.running.getAsBoolean()) {
 				break;
@@ -161,10 +179,16 @@ final class PendingEntryRecovery {
 					.in(this.binding.stream())
 					.withId(RecordId.of(entry.id()))
 					.ofMap(fields);
-				this.dispatcher.dispatch(record, consumer, entry.deliveryCount());
+				holder.hold(List.of(record));
+				try {
+					this.dispatcher.dispatch(record, consumer, entry.deliveryCount());
+				}
+				finally {
+					holder.release();
+				}
 			}
 		}
-		report(trimmedSince, 0);
+		return trimmedSince;
 	}
 
 	private void acknowledge(String id) {

@@ -42,6 +42,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * longer than min-idle are claimed (XAUTOCLAIM) and delivered again; entries delivered more than
  * max-deliveries times are written to the dead-letter stream and then acknowledged; entries
  * trimmed from the stream are acknowledged and counted.</li>
+ * <li>Entries a consumer holds (its current read's entries until they are acknowledged, or the pending
+ * entry being delivered) are kept fresh every quarter of min-idle (XCLAIM ... JUSTID, which counts no
+ * delivery), so that a slow delivery, or entries waiting behind it, are not claimed by another consumer
+ * meanwhile ({@link InFlightEntries}). A stopped or dead consumer keeps nothing fresh.</li>
  * <li>With {@link FailClosedCircuits} (fail-closed on), a delivery or read that fails on the
  * infrastructure pauses the listener (circuit {@code <stream>/<group>}): the entry is held and
  * retried in place once the stores and Redis answer, never counted as a delivery nor
@@ -91,6 +95,8 @@ public class RedisStreamListenerContainer {
 
 	private final StreamRecoveryRun recoveryRun;
 
+	private final InFlightEntries inFlight;
+
 	private final CountingExecutor tasks;
 
 	private final Object lifecycleMonitor = new Object();
@@ -101,6 +107,8 @@ public class RedisStreamListenerContainer {
 	private @Nullable Object generation;
 
 	private @Nullable ScheduledExecutorService recovery;
+
+	private @Nullable ScheduledExecutorService inFlightRefresh;
 
 	/**
 	 * Creates a container; {@link #start()} starts it.
@@ -153,9 +161,11 @@ public class RedisStreamListenerContainer {
 		StreamEntryDispatcher dispatcher = new StreamEntryDispatcher(redis, this.binding, endpoint,
 				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures,
 				failClosed);
-		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this::isRunning);
+		this.inFlight = new InFlightEntries(redis, this.binding, settings.minIdle());
+		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this.inFlight,
+				this::isRunning);
 		this.consumers = new StreamConsumers(names, this.binding, settings, this.groups, connectionFactory, this.tasks,
-				dispatcher, failClosed, this::isRunning);
+				dispatcher, failClosed, this.inFlight, this::isRunning);
 		this.recoveryRun = new StreamRecoveryRun(this.binding, settings, this.consumers, this.pending, failClosed,
 				() -> {
 					synchronized (this.lifecycleMonitor) {
@@ -212,22 +222,32 @@ public class RedisStreamListenerContainer {
 			long interval = this.settings.claimInterval().toMillis();
 			recovery.scheduleWithFixedDelay(this.recoveryRun, interval, interval, TimeUnit.MILLISECONDS);
 			this.recovery = recovery;
+			// Its own thread: the recovery's may be busy delivering a claimed entry for a long time.
+			ScheduledExecutorService inFlightRefresh = DaemonSchedulers
+				.singleThread("redis-stream-in-flight-" + this.endpoint.id());
+			long period = this.inFlight.period().toNanos();
+			inFlightRefresh.scheduleWithFixedDelay(this.inFlight::refresh, period, period, TimeUnit.NANOSECONDS);
+			this.inFlightRefresh = inFlightRefresh;
 		}
 	}
 
 	/**
 	 * Stops reading and claiming, and waits (at most the poll timeout and a few seconds) for the
 	 * deliveries in progress to finish. Entries read but not processed stay pending, as do entries
-	 * held through an outage (their delivery counter set back).
+	 * held through an outage (their delivery counter set back); they are no longer kept fresh, and
+	 * another consumer claims them after min-idle.
 	 */
 	public void stop() {
 		ScheduledExecutorService recovery;
+		ScheduledExecutorService inFlightRefresh;
 		synchronized (this.lifecycleMonitor) {
 			if (!this.running) {
 				return;
 			}
 			this.running = false;
 			recovery = this.recovery;
+			inFlightRefresh = this.inFlightRefresh;
+			this.inFlightRefresh = null;
 			this.generation = null;
 			this.consumers.cancel();
 			if (recovery != null) {
@@ -245,6 +265,11 @@ public class RedisStreamListenerContainer {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		// Only now: a delivery still finishing keeps its entry fresh until it is done. The entries a
+		// stopped consumer read and did not deliver are released by its loop, and claimed after min-idle.
+		if (inFlightRefresh != null) {
+			inFlightRefresh.shutdownNow();
 		}
 		this.consumers.reset();
 		this.consumers.report();

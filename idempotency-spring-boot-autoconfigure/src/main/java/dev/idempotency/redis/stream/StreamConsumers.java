@@ -44,6 +44,8 @@ final class StreamConsumers {
 
 	private final StreamFailClosed failClosed;
 
+	private final InFlightEntries inFlight;
+
 	private final BooleanSupplier running;
 
 	private final List<Member> members;
@@ -60,11 +62,12 @@ final class StreamConsumers {
 	 * @param tasks runs the read loops, one thread each
 	 * @param dispatcher delivers the entries read
 	 * @param failClosed pauses the listener while reads fail on the infrastructure
+	 * @param inFlight keeps the entries of each read fresh while they are delivered
 	 * @param running whether the container runs; errors while it does not are ignored
 	 */
 	StreamConsumers(List<String> names, StreamBinding binding, RedisStreamSettings settings, ConsumerGroups groups,
 			RedisConnectionFactory connectionFactory, Executor tasks, StreamEntryDispatcher dispatcher,
-			StreamFailClosed failClosed, BooleanSupplier running) {
+			StreamFailClosed failClosed, InFlightEntries inFlight, BooleanSupplier running) {
 		this.binding = binding;
 		this.settings = settings;
 		this.groups = groups;
@@ -72,6 +75,7 @@ final class StreamConsumers {
 		this.tasks = tasks;
 		this.dispatcher = dispatcher;
 		this.failClosed = failClosed;
+		this.inFlight = inFlight;
 		this.running = running;
 		List<Member> members = new ArrayList<>(names.size());
 		for (String name : names) {
@@ -146,7 +150,7 @@ final class StreamConsumers {
 	 */
 	void subscribe(Member member) {
 		StreamReadLoop loop = new StreamReadLoop(this.connectionFactory, this.binding, member.name, this.settings,
-				this.dispatcher, () -> onRead(member),
+				this.dispatcher, this.inFlight, () -> onRead(member),
 				(record) -> member.lastDelivered = record.getId().getValue(), (ex) -> onReadError(member, ex),
 				this.running);
 		// Not reading before its first read is answered.

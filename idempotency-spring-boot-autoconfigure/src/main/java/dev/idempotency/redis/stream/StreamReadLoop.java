@@ -26,7 +26,9 @@ import org.springframework.data.redis.connection.stream.StreamReadOptions;
  * {@code @Idempotent} method's transaction committed, or a duplicate); a failed entry stays pending.
  * The entries done are acknowledged earlier when an entry fails, and before the next entry once
  * the oldest has waited {@link #MAX_ACK_WAIT} (or a quarter of min-idle, if less): a done entry
- * left pending past min-idle would be claimed and delivered again.
+ * left pending past min-idle would be claimed and delivered again. While the read's entries are
+ * delivered, they are {@linkplain InFlightEntries held}: kept fresh, so that an entry waiting behind a
+ * slow one (or the slow one itself) is not claimed by another consumer once it is idle for min-idle.
  * <p>
  * Errors never end the loop while it runs: the connection is closed (a failover or restart gets a
  * new one), the error handler decides how long to pause, and the loop reads again; acknowledgements
@@ -70,6 +72,8 @@ final class StreamReadLoop implements Runnable {
 
 	private final ReadStreamAcks acks;
 
+	private final InFlightEntries inFlight;
+
 	private volatile boolean cancelled;
 
 	private volatile boolean active = true;
@@ -81,13 +85,14 @@ final class StreamReadLoop implements Runnable {
 	 * @param consumer the consumer's name
 	 * @param settings batch size and poll timeout
 	 * @param dispatcher delivers each entry
+	 * @param inFlight keeps the entries of a read fresh while they are delivered
 	 * @param onRead told after each read that Redis answered, before its entries are delivered
 	 * @param onEntry told about each entry before it is delivered
 	 * @param errorHandler handles a failed read or acknowledgement, and pauses as long as it sees fit
 	 * @param running whether the container runs
 	 */
 	StreamReadLoop(RedisConnectionFactory connectionFactory, StreamBinding binding, String consumer,
-			RedisStreamSettings settings, StreamEntryDispatcher dispatcher, Runnable onRead,
+			RedisStreamSettings settings, StreamEntryDispatcher dispatcher, InFlightEntries inFlight, Runnable onRead,
 			java.util.function.Consumer<MapRecord<String, String, String>> onEntry,
 			java.util.function.Consumer<Throwable> errorHandler, BooleanSupplier running) {
 		this.connectionFactory = connectionFactory;
@@ -99,6 +104,7 @@ final class StreamReadLoop implements Runnable {
 		this.options = this.firstOptions.block(settings.pollTimeout());
 		this.longestAckWait = longestAckWait(settings.minIdle());
 		this.dispatcher = dispatcher;
+		this.inFlight = inFlight;
 		this.onRead = onRead;
 		this.onEntry = onEntry;
 		this.errorHandler = errorHandler;
@@ -110,6 +116,8 @@ final class StreamReadLoop implements Runnable {
 	public void run() {
 		RedisConnection connection = null;
 		boolean first = true;
+		// Closed when the loop ends: what it held and did not deliver is claimed after min-idle.
+		InFlightEntries.Holder holder = this.inFlight.holder(this.consumer.getName());
 		try {
 			while (reading()) {
 				try {
@@ -118,7 +126,7 @@ final class StreamReadLoop implements Runnable {
 						this.acks.use(connection);
 						first = true;
 					}
-					read(connection, first ? this.firstOptions : this.options);
+					read(connection, first ? this.firstOptions : this.options, holder);
 					first = false;
 				}
 				catch (RuntimeException ex) {
@@ -135,12 +143,13 @@ final class StreamReadLoop implements Runnable {
 				flushQuietly();
 			}
 			close(connection);
+			holder.close();
 			this.active = false;
 		}
 	}
 
 	/** Reads once, delivers what it read and acknowledges the entries that are done. */
-	private void read(RedisConnection connection, StreamReadOptions options) {
+	private void read(RedisConnection connection, StreamReadOptions options, InFlightEntries.Holder holder) {
 		// What an earlier XACK failed to send (Redis was down): before reading more.
 		this.acks.flush();
 		List<ByteRecord> records = connection.streamCommands()
@@ -150,8 +159,9 @@ final class StreamReadLoop implements Runnable {
 			return;
 		}
 		ReadStreamAcks acks = this.acks;
+		holder.hold(records);
 		try {
-			for (ByteRecord record : records) {
+			for (int i = 0; i < records.size(); i++) {
 				if (!reading()) {
 					break;
 				}
@@ -159,13 +169,23 @@ final class StreamReadLoop implements Runnable {
 					// Quietly: a failed XACK keeps its ids; the entries still to deliver come first.
 					flushQuietly();
 				}
-				MapRecord<String, String, String> entry = toEntry(record);
+				if (acks.size() == 0) {
+					// Each entry before this one is acknowledged, or failed (a failure sends the XACK of
+					// those done before it): only a retry after min-idle may deliver those again.
+					holder.settledBefore(i);
+				}
+				MapRecord<String, String, String> entry = toEntry(records.get(i));
 				this.onEntry.accept(entry);
 				this.dispatcher.dispatch(entry, this.consumer.getName(), 1, acks);
 			}
 		}
 		finally {
-			acks.flush();
+			try {
+				acks.flush();
+			}
+			finally {
+				holder.release();
+			}
 		}
 	}
 

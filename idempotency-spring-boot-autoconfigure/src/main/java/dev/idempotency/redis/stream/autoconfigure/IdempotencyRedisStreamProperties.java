@@ -35,9 +35,10 @@ public class IdempotencyRedisStreamProperties {
 	private Duration pollTimeout = Duration.ofSeconds(2);
 
 	/**
-	 * How long an entry stays pending (delivered, not acknowledged) before another consumer may
-	 * claim and deliver it again. Longer than the slowest processing: it is also the retry delay
-	 * after a failure.
+	 * How long an entry stays pending (delivered, not acknowledged) without a consumer holding it
+	 * before another consumer may claim and deliver it again: the retry delay after a failure, and how
+	 * soon a stopped or crashed consumer's entries are taken over. A consumer keeps the entries it is
+	 * still delivering fresh every quarter of it, so it need not exceed the slowest processing.
 	 */
 	private Duration minIdle = Duration.ofMinutes(1);
 
