@@ -35,7 +35,9 @@ import dev.idempotency.benchmarks.support.Options;
  * Variants: {@code plain-record} ({@link PlainRecordListener}: the record baseline, plain JDBC and
  * {@code AckMode.MANUAL}); {@code hand-record} ({@link HandRecordListener}: the record baseline through
  * Spring's {@code TransactionTemplate} and {@code JdbcTemplate});
- * {@code starter-record} ({@link StarterRecordListener}); {@code hand-batch}
+ * {@code starter-record} ({@link StarterRecordListener}); {@code starter-record-batched} (the same
+ * listener with {@code idempotency.kafka.transaction-batching.enabled}: each poll in one
+ * transaction); {@code hand-batch}
  * ({@link HandBatchListener}: the batch baseline); {@code starter-batch}
  * ({@link StarterBatchListener}); {@code hand-bulk-batch} and {@code starter-bulk-batch}: the same
  * two batch listeners with their business writes sent as two JDBC batches instead of record by
@@ -44,7 +46,8 @@ import dev.idempotency.benchmarks.support.Options;
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.kafka.KafkaBench [--db postgresql|mariadb]
  * [--messages 10000] [--rounds 5] [--warmup 3] [--concurrency 1,4]
- * [--variants plain-record,hand-record,starter-record,hand-batch,starter-batch,hand-bulk-batch,starter-bulk-batch]};
+ * [--variants plain-record,hand-record,starter-record,starter-record-batched,hand-batch,starter-batch,
+ * hand-bulk-batch,starter-bulk-batch]};
  * normally through {@code scripts/bench.sh --suite kafka}. This class reads the options, runs the
  * rounds at each concurrency and writes the report
  * ({@code benchmarks/target/bench-results/kafka-<db>-<timestamp>.md}).
@@ -62,7 +65,7 @@ public final class KafkaBench {
 		int warmup = options.integer("warmup", 3);
 		List<Integer> concurrencies = options.integers("concurrency", "1,4");
 		List<String> variants = options.list("variants",
-				"plain-record,hand-record,starter-record,hand-batch,starter-batch");
+				"plain-record,hand-record,starter-record,starter-record-batched,hand-batch,starter-batch");
 		String loadAtStart = Machine.loadAverage();
 		Instant started = Instant.now();
 		List<InterleavedRounds.Row> rows = new ArrayList<>();

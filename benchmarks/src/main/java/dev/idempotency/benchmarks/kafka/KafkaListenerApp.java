@@ -52,11 +52,12 @@ final class KafkaListenerApp implements AutoCloseable {
 		Class<?> listener = switch (name) {
 			case "hand-record" -> HandRecordListener.class;
 			case "plain-record" -> PlainRecordListener.class;
-			case "starter-record" -> StarterRecordListener.class;
+			case "starter-record", "starter-record-batched" -> StarterRecordListener.class;
 			case "hand-batch", "hand-bulk-batch" -> HandBatchListener.class;
 			case "starter-batch", "starter-bulk-batch" -> StarterBatchListener.class;
 			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use plain-record,"
-					+ " hand-record, starter-record, hand-batch, starter-batch, hand-bulk-batch, starter-bulk-batch");
+					+ " hand-record, starter-record, starter-record-batched, hand-batch, starter-batch,"
+					+ " hand-bulk-batch, starter-bulk-batch");
 		};
 		broker.addTopics(new NewTopic(this.topic, KafkaRounds.PARTITIONS, (short) 1));
 		// Spring Boot's default pool (no Hikari settings) and the database's default isolation: the
@@ -78,6 +79,8 @@ final class KafkaListenerApp implements AutoCloseable {
 		properties.put("bench.bulk-writes", name.contains("bulk"));
 		properties.put("bench.database", database.id());
 		properties.put("idempotency.enabled", name.startsWith("starter"));
+		// The record listener's code, each poll in one transaction (transaction batching).
+		properties.put("idempotency.kafka.transaction-batching.enabled", name.endsWith("-batched"));
 		properties.put("idempotency.store.type", "jdbc");
 		properties.put("idempotency.retention", "1h");
 		properties.put("idempotency.jdbc.table-name", LedgerTables.DEDUP_TABLE);
