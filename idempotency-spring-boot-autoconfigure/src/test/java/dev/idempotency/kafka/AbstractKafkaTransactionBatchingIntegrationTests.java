@@ -135,8 +135,8 @@ abstract class AbstractKafkaTransactionBatchingIntegrationTests {
 		assertThat(creditsPerOrder("poison")).isEmpty();
 		assertThat(deadLetters("tb-poison.DLT", 1)).containsExactly("poison:1");
 		// Three deliveries (max-attempts); the first also ran in the poll's rolled-back transaction.
-		assertThat(this.listeners.poisonCalls.get()).isEqualTo(4);
-		List<String> events = this.listeners.events;
+		assertThat(this.listeners.poisonCalls()).isEqualTo(4);
+		List<String> events = this.listeners.events();
 		List<String> commits = events.stream().filter((event) -> event.startsWith("commit:")).toList();
 		assertThat(commits).as("commits in partition order")
 			.containsExactly("commit:p-0", "commit:p-1", "commit:p-2", "commit:p-3", "commit:p-4", "commit:p-5",
@@ -252,13 +252,23 @@ abstract class AbstractKafkaTransactionBatchingIntegrationTests {
 
 		private final Map<String, List<Object>> transactions = new java.util.concurrent.ConcurrentHashMap<>();
 
-		final AtomicInteger poisonCalls = new AtomicInteger();
+		private final AtomicInteger poisonCalls = new AtomicInteger();
 
-		final List<String> events = new CopyOnWriteArrayList<>();
+		private final List<String> events = new CopyOnWriteArrayList<>();
 
 		BatchedListeners(JdbcTemplate jdbc, DataSource dataSource) {
 			this.jdbc = jdbc;
 			this.dataSource = dataSource;
+		}
+
+		/** Calls of the method with the poison record (methods, since the bean is a proxy). */
+		public int poisonCalls() {
+			return this.poisonCalls.get();
+		}
+
+		/** The poison's calls and the other records' commits, in the order they happened. */
+		public List<String> events() {
+			return this.events;
 		}
 
 		/** Calls of a listener's method. */
