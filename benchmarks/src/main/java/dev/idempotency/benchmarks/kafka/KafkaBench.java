@@ -37,7 +37,8 @@ import dev.idempotency.benchmarks.support.Options;
  * Spring's {@code TransactionTemplate} and {@code JdbcTemplate});
  * {@code starter-record} ({@link StarterRecordListener}); {@code starter-record-batched} (the same
  * listener with {@code idempotency.kafka.transaction-batching.enabled}: each poll in one
- * transaction); {@code hand-batch}
+ * transaction; with several consumers, two polls that credit the same accounts in poll order can
+ * deadlock, and the poll the database rolls back runs again record by record); {@code hand-batch}
  * ({@link HandBatchListener}: the batch baseline); {@code starter-batch}
  * ({@link StarterBatchListener}); {@code hand-bulk-batch} and {@code starter-bulk-batch}: the same
  * two batch listeners with their business writes sent as two JDBC batches instead of record by
