@@ -90,14 +90,6 @@ public final class TransactionBatch implements AutoCloseable {
 	}
 
 	/**
-	 * How many calls were collected.
-	 * @return the number of calls collected
-	 */
-	public int size() {
-		return this.calls.size();
-	}
-
-	/**
 	 * Why the calls cannot run as one batch.
 	 * @return the reason, or {@code null} if they can
 	 */
