@@ -100,7 +100,7 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 			batch.collect(this, call, target, method, path, delivery, acknowledger != null,
 					() -> new IdempotencyKey(method.namespaceFor(delivery), this.keyResolver
 						.resolve(method.keyExpression(), call.getMethod(), call.getArguments(), target, delivery)));
-			return null;
+			return method.skippedValue();
 		}
 		return run(new IdempotentInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
 				this.listeners, this.guards.get(), this.keyDetails, started, null));
