@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 import dev.idempotency.core.ArgumentAcknowledgerResolver;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
+import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyListener;
 import dev.idempotency.core.InvocationObserver;
 import dev.idempotency.core.KeyResolver;
@@ -93,8 +94,32 @@ public class IdempotencyInterceptor implements MethodInterceptor {
 		DeliveryContext delivery = DeliveryContextHolder.current();
 		ClaimPath path = this.claimPaths.of(method);
 		MessageAcknowledger acknowledger = this.acknowledgers.find(delivery, call.getArguments());
-		IdempotentInvocation invocation = new IdempotentInvocation(call, target, method, delivery, path, acknowledger,
-				this.defaults, this.listeners, this.guards.get(), this.keyDetails, started);
+		TransactionBatch batch = TransactionBatch.collecting();
+		if (batch != null) {
+			// Runs later in the batch's transaction, or again without a batch if the batch is refused.
+			batch.collect(this, call, target, method, path, delivery, acknowledger != null,
+					() -> new IdempotencyKey(method.namespaceFor(delivery), this.keyResolver
+						.resolve(method.keyExpression(), call.getMethod(), call.getArguments(), target, delivery)));
+			return method.skippedValue();
+		}
+		return run(new IdempotentInvocation(call, target, method, delivery, path, acknowledger, this.defaults,
+				this.listeners, this.guards.get(), this.keyDetails, started, null));
+	}
+
+	/**
+	 * Runs the calls a {@link TransactionBatch} collected, as one invocation with one key per call.
+	 * @param batch the batch, closed, with at least one call
+	 * @throws Throwable whatever failed, after everything was rolled back; no outcome is told then
+	 */
+	void runBatch(TransactionBatch batch) throws Throwable {
+		long started = System.nanoTime();
+		TransactionBatch.Call first = batch.calls().get(0);
+		run(new IdempotentInvocation(first.invocation(), batch.target(), batch.method(), first.delivery(),
+				batch.path(), null, this.defaults, this.listeners, this.guards.get(), this.keyDetails, started,
+				batch.calls()));
+	}
+
+	private @Nullable Object run(IdempotentInvocation invocation) throws Throwable {
 		ObservedInvocation observed = invocation.observe(this.observer.get());
 		if (observed == ObservedInvocation.NONE) {
 			return invocation.run(this.keyResolver, this.defaults.transactionTimeout());

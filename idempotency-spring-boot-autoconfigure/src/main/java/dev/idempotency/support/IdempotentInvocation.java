@@ -88,13 +88,16 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 	 * @param guards the filters and lock in front of the store
 	 * @param keyDetails fingerprints and stored results, for methods that record them
 	 * @param started {@link System#nanoTime()} when the call was intercepted
+	 * @param batched the calls of a {@link TransactionBatch} this invocation runs as one (then
+	 * {@code call} and {@code delivery} are its first), or {@code null} for one call; a failed batch
+	 * tells no outcome, since its messages run again one by one
 	 * @throws IllegalStateException if a batch delivery cannot be received by the method (see
 	 * {@link BatchKeys})
 	 */
 	IdempotentInvocation(MethodInvocation call, Object target, IdempotentMethod method,
 			@Nullable DeliveryContext delivery, ClaimPath path, @Nullable MessageAcknowledger acknowledger,
 			IdempotencyDefaults defaults, Supplier<List<IdempotencyListener>> listeners, ClaimGuards guards,
-			KeyDetailsSupport keyDetails, long started) {
+			KeyDetailsSupport keyDetails, long started, @Nullable List<TransactionBatch.Call> batched) {
 		String namespace = method.namespaceFor(delivery);
 		this.call = call;
 		this.method = method;
@@ -105,10 +108,11 @@ final class IdempotentInvocation implements InvocationTransaction.Participant {
 		this.retention = (method.retention() != null) ? method.retention() : defaults.retention();
 		this.acknowledger = acknowledger;
 		this.guards = guards;
-		this.keys = InvocationKeys.of(call, target, method, delivery, namespace);
+		this.keys = (batched != null) ? new TransactionBatchKeys(batched)
+				: InvocationKeys.of(call, target, method, delivery, namespace);
 		this.details = new KeyDetailsRecorder(keyDetails, method, call, target, delivery, path.store());
 		this.filters = new FilterVerdicts(guards.filters());
-		this.report = new InvocationReport(listeners, namespace, path.store().name(), started);
+		this.report = new InvocationReport(listeners, namespace, path.store().name(), started, batched == null);
 		this.claims = new InvocationClaims(path.store(), List.of());
 	}
 

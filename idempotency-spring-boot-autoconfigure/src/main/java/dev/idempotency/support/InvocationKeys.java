@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.2.0
  */
-sealed interface InvocationKeys permits SingleKey, BatchKeys {
+sealed interface InvocationKeys permits SingleKey, BatchKeys, TransactionBatchKeys {
 
 	/**
 	 * The keys of one call.

@@ -31,6 +31,8 @@ final class InvocationReport {
 
 	private final long started;
 
+	private final boolean tellsFailures;
+
 	private ObservedInvocation observed = ObservedInvocation.NONE;
 
 	private boolean reported;
@@ -43,13 +45,16 @@ final class InvocationReport {
 	 * @param namespace the namespace of the call's keys
 	 * @param storeName the name of the store the keys are claimed in
 	 * @param started {@link System#nanoTime()} when the call was intercepted
+	 * @param tellsFailures whether the outcomes of a call that failed are told; not for a
+	 * {@link TransactionBatch}, whose messages then run again one by one and are told then
 	 */
 	InvocationReport(Supplier<List<IdempotencyListener>> listeners, String namespace, String storeName,
-			long started) {
+			long started, boolean tellsFailures) {
 		this.listeners = listeners;
 		this.namespace = namespace;
 		this.storeName = storeName;
 		this.started = started;
+		this.tellsFailures = tellsFailures;
 	}
 
 	/**
@@ -93,7 +98,7 @@ final class InvocationReport {
 		this.reported = true;
 		int count = claims.size();
 		long nanos = (System.nanoTime() - this.started) / count;
-		for (int i = 0; i < count; i++) {
+		for (int i = 0; i < count && (failure == null || this.tellsFailures); i++) {
 			publish(claims.key(i), claims.reported(i), nanos, failure);
 		}
 		if (this.observed != ObservedInvocation.NONE) {

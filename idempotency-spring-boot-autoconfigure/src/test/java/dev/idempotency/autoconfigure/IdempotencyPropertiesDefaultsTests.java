@@ -306,6 +306,11 @@ class IdempotencyPropertiesDefaultsTests {
 	}
 
 	@Test
+	void kafkaTransactionBatchingIsOff() {
+		assertThat(this.kafka.getTransactionBatching().isEnabled()).isFalse();
+	}
+
+	@Test
 	void bindingAnEmptyEnvironmentKeepsTheKafkaDefaults() {
 		assertThat(Binder.get(new MockEnvironment()).bindOrCreate("idempotency.kafka", IdempotencyKafkaProperties.class))
 			.usingRecursiveComparison()

@@ -832,6 +832,66 @@ class IdempotencyInterceptorTests {
 			.isEqualTo(Status.DUPLICATE);
 	}
 
+	// --- transaction batches ------------------------------------------------------------------
+
+	@Test
+	void transactionBatchRunsItsCallsAfterCollectingThemInOneTransactionWithOneOutcomeEach() throws Throwable {
+		Orders orders = orders(Mode.H2_TRANSACTIONAL_STORE);
+		TransactionBatch batch = TransactionBatch.open();
+		try {
+			for (String order : List.of("o-1", "o-2", "o-1")) {
+				DeliveryContextHolder.set(new DeliveryContext("m-" + order, null, Map.of(), null, List.of()));
+				orders.onOrder(new OrderPlaced(order));
+			}
+		}
+		finally {
+			batch.close();
+		}
+		assertThat(this.orders.handled).as("nothing runs while collecting").isEmpty();
+		assertThat(batch.refusal()).isNull();
+		batch.run();
+		assertThat(this.orders.handled).containsExactly("o-1", "o-2");
+		assertThat(this.listener.outcomes()).containsExactly(IdempotencyOutcome.PROCESSED,
+				IdempotencyOutcome.PROCESSED, IdempotencyOutcome.DUPLICATE);
+		assertThat(countCommittedRows("dedup")).isEqualTo(2);
+	}
+
+	@Test
+	void failedTransactionBatchRollsBackEveryCallAndTellsNoOutcome() {
+		Orders orders = orders(Mode.H2_TRANSACTIONAL_STORE);
+		this.orders.failuresLeft = 1;
+		TransactionBatch batch = TransactionBatch.open();
+		try {
+			for (String order : List.of("o-1", "o-2")) {
+				DeliveryContextHolder.set(new DeliveryContext("m-" + order, null, Map.of(), null, List.of()));
+				orders.onOrderFlaky(new OrderPlaced(order));
+			}
+		}
+		finally {
+			batch.close();
+		}
+		assertThatThrownBy(batch::run).isSameAs(this.orders.lastFailure);
+		assertThat(countCommittedRows("dedup")).isZero();
+		assertThat(this.listener.outcomes()).as("told when its messages run again one by one").isEmpty();
+	}
+
+	@Test
+	void transactionBatchIsRefusedForAMethodThatReturnsAValueOrIsNotClaimedInTheTransaction() {
+		Orders orders = orders(Mode.H2_TRANSACTIONAL_STORE);
+		try (TransactionBatch batch = TransactionBatch.open()) {
+			assertThat(orders.count("c-1")).as("the skipped value").isZero();
+			assertThat(batch.refusal()).contains("returns a value");
+		}
+		Orders leased = orders(Mode.IN_MEMORY_STORE_WITH_H2_TRANSACTION_MANAGER);
+		try (TransactionBatch batch = TransactionBatch.open()) {
+			DeliveryContextHolder.set(new DeliveryContext("m-1", null, Map.of(), null, List.of()));
+			leased.onOrder(new OrderPlaced("o-1"));
+			assertThat(batch.refusal()).contains("not claimed in the business transaction");
+		}
+		assertThat(this.orders.handled).as("a refused call does not run either").isEmpty();
+		assertThat(this.listener.outcomes()).isEmpty();
+	}
+
 	@Test
 	void builderRejectsAMissingCollaboratorByName() {
 		assertThatThrownBy(() -> IdempotencyInterceptor.builder(DEFAULTS, (name) -> this.inMemoryStore, (store) -> null)

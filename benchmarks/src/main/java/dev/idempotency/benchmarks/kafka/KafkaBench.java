@@ -29,7 +29,10 @@ import dev.idempotency.benchmarks.support.Harness;
  * Variants: {@code plain-record} ({@link PlainRecordListener}: the record baseline, plain JDBC and
  * {@code AckMode.MANUAL}); {@code hand-record} ({@link HandRecordListener}: the record baseline through
  * Spring's {@code TransactionTemplate} and {@code JdbcTemplate});
- * {@code starter-record} ({@link StarterRecordListener}); {@code hand-batch}
+ * {@code starter-record} ({@link StarterRecordListener}); {@code starter-record-batched} (the same
+ * listener with {@code idempotency.kafka.transaction-batching.enabled}: each poll in one
+ * transaction; with several consumers, two polls that credit the same accounts in poll order can
+ * deadlock, and the poll the database rolls back runs again record by record); {@code hand-batch}
  * ({@link HandBatchListener}: the batch baseline); {@code starter-batch}
  * ({@link StarterBatchListener}); {@code hand-bulk-batch} and {@code starter-bulk-batch}: the same
  * two batch listeners with their business writes sent as two JDBC batches instead of record by
@@ -38,7 +41,8 @@ import dev.idempotency.benchmarks.support.Harness;
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.kafka.KafkaBench [--db postgresql|mariadb]
  * [--messages 10000] [--rounds 5] [--warmup 3] [--concurrency 1,4]
- * [--variants plain-record,hand-record,starter-record,hand-batch,starter-batch,hand-bulk-batch,starter-bulk-batch]};
+ * [--variants plain-record,hand-record,starter-record,starter-record-batched,hand-batch,starter-batch,
+ * hand-bulk-batch,starter-bulk-batch]};
  * normally through {@code scripts/bench.sh --suite kafka}. This class reads the options, runs the
  * rounds at each concurrency and writes the report
  * ({@code benchmarks/target/bench-results/kafka-<db>-<timestamp>.md}).
@@ -50,7 +54,7 @@ public final class KafkaBench {
 
 	public static void main(String[] args) throws Exception {
 		Harness harness = Harness.start("KafkaBench", args, 10000, 5, 3,
-				"plain-record,hand-record,starter-record,hand-batch,starter-batch");
+				"plain-record,hand-record,starter-record,starter-record-batched,hand-batch,starter-batch");
 		Database database = harness.database();
 		try (KafkaRounds bench = new KafkaRounds(harness.messages(), database)) {
 			harness.measureAll(bench::create, KafkaListenerApp::name, bench::run);

@@ -31,11 +31,12 @@ final class KafkaListenerApp implements AutoCloseable {
 		Class<?> listener = switch (name) {
 			case "hand-record" -> HandRecordListener.class;
 			case "plain-record" -> PlainRecordListener.class;
-			case "starter-record" -> StarterRecordListener.class;
+			case "starter-record", "starter-record-batched" -> StarterRecordListener.class;
 			case "hand-batch", "hand-bulk-batch" -> HandBatchListener.class;
 			case "starter-batch", "starter-bulk-batch" -> StarterBatchListener.class;
 			default -> throw new IllegalArgumentException("Unknown variant '" + name + "'; use plain-record,"
-					+ " hand-record, starter-record, hand-batch, starter-batch, hand-bulk-batch, starter-bulk-batch");
+					+ " hand-record, starter-record, starter-record-batched, hand-batch, starter-batch,"
+					+ " hand-bulk-batch, starter-bulk-batch");
 		};
 		kafka.createTopic(this.topic);
 		Map<String, Object> properties = new LinkedHashMap<>();
@@ -52,6 +53,8 @@ final class KafkaListenerApp implements AutoCloseable {
 		}
 		properties.put("bench.topic", this.topic);
 		properties.put("bench.bulk-writes", name.contains("bulk"));
+		// The record listener's code, each poll in one transaction (transaction batching).
+		properties.put("idempotency.kafka.transaction-batching.enabled", name.endsWith("-batched"));
 		this.app = new VariantApp(name, concurrency, database, properties, listener);
 		this.container = this.app.context()
 			.getBean(KafkaListenerEndpointRegistry.class)

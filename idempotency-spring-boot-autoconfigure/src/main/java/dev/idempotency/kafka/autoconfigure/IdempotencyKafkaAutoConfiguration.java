@@ -11,9 +11,12 @@ import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaErrorHandlers;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
 import dev.idempotency.kafka.SharedTopicNamespaceVerifier;
+import dev.idempotency.kafka.TransactionBatchingContainers;
+import dev.idempotency.kafka.TransactionBatchingListeners;
 import dev.idempotency.support.FailClosedCircuits;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,6 +29,7 @@ import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Role;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaOperations;
@@ -41,7 +45,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * infrastructure failures while fail-closed is on; the same decisions after a Kafka transaction
  * rolls back (unless the application defines its own {@code AfterRollbackProcessor}); at start-up, the
  * dedup retention of {@code @Idempotent} listeners is checked against their topics' retention; a
- * {@link DeadLetterRedrive} re-drives dead-letter topics on request.
+ * {@link DeadLetterRedrive} re-drives dead-letter topics on request; with
+ * {@code idempotency.kafka.transaction-batching.enabled}, record-style listeners run each poll in
+ * one transaction ({@link TransactionBatchingListeners}).
  *
  * @since 0.1.0
  */
@@ -57,6 +63,24 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Bean
 	static KafkaListenerContainerFactoryPostProcessor idempotencyKafkaListenerContainerFactoryPostProcessor() {
 		return new KafkaListenerContainerFactoryPostProcessor();
+	}
+
+	/**
+	 * Switches record-style {@code @Idempotent} listeners to one transaction per poll; static, as
+	 * spring-kafka's annotation post-processor reads it before the listeners are created.
+	 */
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnBooleanProperty("idempotency.kafka.transaction-batching.enabled")
+	static TransactionBatchingListeners idempotencyTransactionBatchingListeners() {
+		return new TransactionBatchingListeners();
+	}
+
+	@Bean(TransactionBatchingContainers.BEAN_NAME)
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnBooleanProperty("idempotency.kafka.transaction-batching.enabled")
+	static TransactionBatchingContainers idempotencyTransactionBatchingContainers() {
+		return new TransactionBatchingContainers();
 	}
 
 	@Bean

@@ -52,6 +52,8 @@ public class IdempotencyKafkaProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final TransactionBatching transactionBatching = new TransactionBatching();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -90,6 +92,10 @@ public class IdempotencyKafkaProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public TransactionBatching getTransactionBatching() {
+		return this.transactionBatching;
 	}
 
 	/**
@@ -138,6 +144,31 @@ public class IdempotencyKafkaProperties {
 
 		public void setSuffix(String suffix) {
 			this.suffix = suffix;
+		}
+
+	}
+
+	/**
+	 * Transaction batching of record-style @Idempotent listeners.
+	 */
+	public static class TransactionBatching {
+
+		/**
+		 * Whether each poll of a record-style @Idempotent @KafkaListener (one message per call,
+		 * returning void) runs in one transaction with one claim of all its keys and one offset
+		 * commit, instead of one transaction per record. A failing record is rolled back alone
+		 * (the poll runs again record by record) and retried or dead-lettered as a record. Not
+		 * available with Kafka transactions or manual acknowledgement; @KafkaListener(batch =
+		 * "false") keeps one listener record by record.
+		 */
+		private boolean enabled;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.idempotency.kafka.autoconfigure;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 
 import dev.idempotency.annotation.Idempotent;
@@ -11,6 +12,9 @@ import dev.idempotency.kafka.IdempotentErrorHandler;
 import dev.idempotency.kafka.KafkaAcknowledgmentResolver;
 import dev.idempotency.kafka.KafkaDeliveryContextInterceptor;
 import dev.idempotency.kafka.KafkaListenerContainerFactoryPostProcessor;
+import dev.idempotency.kafka.TransactionBatchingAdapter;
+import dev.idempotency.kafka.TransactionBatchingContainers;
+import dev.idempotency.kafka.TransactionBatchingListeners;
 import dev.idempotency.support.DefaultFailureClassifier;
 import dev.idempotency.support.FailClosedCircuits;
 import dev.idempotency.support.FailClosedSettings;
@@ -23,8 +27,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ApplicationContext;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
@@ -32,7 +38,10 @@ import org.springframework.kafka.listener.CommonLoggingErrorHandler;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.kafka.listener.adapter.BatchMessagingMessageListenerAdapter;
+import org.springframework.kafka.listener.adapter.RecordMessagingMessageListenerAdapter;
 import org.springframework.test.util.ReflectionTestUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -128,6 +137,51 @@ class IdempotencyKafkaAutoConfigurationTests {
 				.getBean(ConcurrentKafkaListenerContainerFactory.class);
 			assertThat(factory.getRecordInterceptor()).isInstanceOf(CompositeRecordInterceptor.class);
 		});
+	}
+
+	@Test
+	void transactionBatchingIsOffByDefault() {
+		this.contextRunner.withBean(OrderListener.class)
+			.withPropertyValues("idempotency.kafka.retention-check=off")
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(TransactionBatchingListeners.class)
+					.doesNotHaveBean(TransactionBatchingContainers.class);
+				assertThat(onlyContainer(context).getContainerProperties().getMessageListener())
+					.isInstanceOf(RecordMessagingMessageListenerAdapter.class);
+			});
+	}
+
+	@Test
+	void transactionBatchingHandsARecordIdempotentListenerEachPollThroughItsAdapter() {
+		this.contextRunner.withBean(OrderListener.class)
+			.withPropertyValues("idempotency.kafka.retention-check=off",
+					"idempotency.kafka.transaction-batching.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(TransactionBatchingListeners.class)
+					.hasSingleBean(TransactionBatchingContainers.class);
+				Object listener = onlyContainer(context).getContainerProperties().getMessageListener();
+				assertThat(listener).isInstanceOf(BatchMessagingMessageListenerAdapter.class);
+				assertThat(ReflectionTestUtils.getField(listener, "batchToRecordAdapter"))
+					.isInstanceOf(TransactionBatchingAdapter.class);
+			});
+	}
+
+	@Test
+	void transactionBatchingFailsStartUpWithKafkaTransactions() {
+		this.contextRunner.withBean(OrderListener.class)
+			.withPropertyValues("idempotency.kafka.retention-check=off",
+					"idempotency.kafka.transaction-batching.enabled=true",
+					"spring.kafka.producer.transaction-id-prefix=tx-")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("transaction batching is not available with Kafka transactions"));
+	}
+
+	private static MessageListenerContainer onlyContainer(ApplicationContext context) {
+		Collection<MessageListenerContainer> containers = context.getBean(KafkaListenerEndpointRegistry.class)
+			.getListenerContainers();
+		assertThat(containers).hasSize(1);
+		return containers.iterator().next();
 	}
 
 	@Test
