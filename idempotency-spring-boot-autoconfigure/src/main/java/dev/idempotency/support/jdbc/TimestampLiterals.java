@@ -11,8 +11,6 @@ import java.time.ZoneOffset;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.util.PGobject;
 
-import org.springframework.util.ClassUtils;
-
 /**
  * Bind values of instants written as text in UTC, where the driver would otherwise allocate far more
  * per statement than the value is worth, on the record path:
@@ -31,8 +29,7 @@ import org.springframework.util.ClassUtils;
  */
 final class TimestampLiterals {
 
-	private static final boolean PGJDBC = ClassUtils.isPresent("org.postgresql.util.PGobject",
-			TimestampLiterals.class.getClassLoader());
+	private static final boolean PGJDBC = Pgjdbc.present();
 
 	private static final int SECONDS_PER_DAY = 86_400;
 
@@ -96,8 +93,17 @@ final class TimestampLiterals {
 		}
 	}
 
-	/** Loaded only when pgjdbc is on the class path. */
+	/** Resolves pgjdbc's classes only when called: {@link #present()} first. */
 	private static final class Pgjdbc {
+
+		static boolean present() {
+			try {
+				return PGobject.class.getName() != null;
+			}
+			catch (LinkageError ex) {
+				return false;
+			}
+		}
 
 		static Object timestamptz(String text) {
 			PGobject value = new PGobject();
