@@ -41,6 +41,7 @@ final class FaultCluster implements AutoCloseable {
 
 	private final AdminClient admin;
 
+	/** Replaced after a failed send; sends and topic creations hold the cluster's lock. */
 	private KafkaProducer<String, byte[]> producer;
 
 	private final FaultDatabase database;
@@ -83,7 +84,7 @@ final class FaultCluster implements AutoCloseable {
 		return this.broker.getBrokersAsString();
 	}
 
-	void createTopic(String topic, int partitions) {
+	synchronized void createTopic(String topic, int partitions) {
 		this.broker.addTopics(new NewTopic(topic, partitions, (short) 1), new NewTopic(topic + ".DLT", 1, (short) 1));
 		awaitLeaders(topic, partitions);
 		awaitLeaders(topic + ".DLT", 1);
@@ -133,9 +134,10 @@ final class FaultCluster implements AutoCloseable {
 	/**
 	 * Sends the records and waits until the broker has them all. A failed send is retried once with a
 	 * new producer, and only when no record of this call reached any of its topics (their end offsets
-	 * did not move), so that a retry can never add a second copy; otherwise it fails with the cause.
+	 * did not move), so that a retry can never add a second copy; otherwise it fails with the cause. One
+	 * call at a time: scenarios running at the same time share the producer, which a retry replaces.
 	 */
-	void sendAndFlush(List<ProducerRecord<String, byte[]>> records) {
+	synchronized void sendAndFlush(List<ProducerRecord<String, byte[]>> records) {
 		Map<String, Long> before = totalEndOffsets(records);
 		try {
 			send(records);

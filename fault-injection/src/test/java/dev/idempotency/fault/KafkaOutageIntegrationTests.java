@@ -2,13 +2,14 @@ package dev.idempotency.fault;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.idempotency.testsupport.TcpProxy;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -40,6 +43,10 @@ import static org.awaitility.Awaitility.await;
  * Short mode: 1,000 orders per scenario (about 10 % sent twice); {@code -Dfault.soak=true}: 3,000.
  * {@code fault.messages}, {@code fault.outage-seconds} and {@code fault.seed} set each. See
  * {@code docs/reliability.md}, "Outages: fail-closed".
+ * <p>
+ * The three scenarios run at the same time (see the module's Failsafe configuration): they share the
+ * broker and its producer and nothing else (topic, group, rows, children and the PostgreSQL proxy each
+ * cuts are their own), and each spends most of its time waiting through its outage.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaOutageIntegrationTests {
@@ -61,16 +68,13 @@ class KafkaOutageIntegrationTests {
 
 	private FaultCluster cluster;
 
-	private TcpProxy postgres;
+	private final Set<String> groups = ConcurrentHashMap.newKeySet();
 
-	private final Set<String> groups = new HashSet<>();
-
-	private final List<FaultDatabase> databases = new ArrayList<>();
+	private final List<FaultDatabase> databases = new CopyOnWriteArrayList<>();
 
 	@BeforeAll
 	void start() {
 		this.cluster = new FaultCluster("outage");
-		this.postgres = FaultDatabase.proxy();
 	}
 
 	@AfterAll
@@ -83,7 +87,6 @@ class KafkaOutageIntegrationTests {
 			}
 		}
 		finally {
-			this.postgres.close();
 			if (this.cluster != null) {
 				this.cluster.close();
 			}
@@ -91,6 +94,7 @@ class KafkaOutageIntegrationTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void recordListenersPauseThroughADatabaseOutageAndOnlyThePoisonReachesTheDeadLetterTopic() {
 		OutageRun run = run("record", List.of("manual_immediate", "record"), true, false);
 		assertThat(run.failedAttempts("poison-negative-1", "IllegalArgumentException"))
@@ -100,11 +104,13 @@ class KafkaOutageIntegrationTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void batchListenersPauseThroughADatabaseOutage() {
 		run("batch", List.of("batch", "batch"), false, false);
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void aConsumerKilledAndAnotherLeavingDuringTheOutageLoseNothing() {
 		run("kill", List.of("manual_immediate", "record", "record"), false, true);
 	}
@@ -113,8 +119,16 @@ class KafkaOutageIntegrationTests {
 	 * One scenario: consumers (one per ack mode given) in a new group on a new topic; a third of the
 	 * orders; the rest, and PostgreSQL cut; during the outage, poison (if asked), and consumer
 	 * {@code a} SIGKILLed and {@code c} stopped (if asked; both are rebalances); restore; drain; check.
+	 * The scenario's children reach PostgreSQL through a proxy of its own, which only it cuts.
 	 */
 	private OutageRun run(String name, List<String> ackModes, boolean poison, boolean killAndLeave) {
+		try (TcpProxy postgres = FaultDatabase.proxy()) {
+			return run(name, ackModes, poison, killAndLeave, postgres);
+		}
+	}
+
+	private OutageRun run(String name, List<String> ackModes, boolean poison, boolean killAndLeave,
+			TcpProxy postgres) {
 		long started = System.nanoTime();
 		String topic = "outage-" + name + "-" + this.cluster.runId();
 		String group = topic + "-points";
@@ -130,7 +144,7 @@ class KafkaOutageIntegrationTests {
 		Map<String, ChildConsumer> slots = new LinkedHashMap<>();
 		for (int i = 0; i < ackModes.size(); i++) {
 			String slot = String.valueOf((char) ('a' + i));
-			slots.put(slot, start(run, topic, group, name + "-" + slot + "1", ackModes.get(i)));
+			slots.put(slot, start(run, postgres, topic, group, name + "-" + slot + "1", ackModes.get(i)));
 		}
 		slots.values().forEach((child) -> child.awaitAssigned(READY_TIMEOUT));
 		run.note("consumers assigned");
@@ -142,7 +156,7 @@ class KafkaOutageIntegrationTests {
 			.until(() -> database.distinctOrdersCredited("ord-") >= book.uniqueOrders());
 		List<OrderBook.Message> rest = book.newOrders(this.orders - book.uniqueOrders(), 0.1);
 		send(topic, rest);
-		Outage outage = new Outage("PostgreSQL", this.postgres, () -> database.creditsPerChild().values()
+		Outage outage = new Outage("PostgreSQL", postgres, () -> database.creditsPerChild().values()
 			.stream()
 			.mapToLong(Integer::longValue)
 			.sum());
@@ -175,7 +189,7 @@ class KafkaOutageIntegrationTests {
 		Duration resumed = outage.restoreAndAwaitProgress(Duration.ofSeconds(60));
 		run.note(outage.describe(this.outageLength));
 		if (killAndLeave) {
-			slots.put("a", start(run, topic, group, name + "-a2", ackModes.get(0)));
+			slots.put("a", start(run, postgres, topic, group, name + "-a2", ackModes.get(0)));
 			run.note("%s-a2 started after the restore", name);
 		}
 
@@ -221,10 +235,11 @@ class KafkaOutageIntegrationTests {
 	}
 
 	/** Starts a child; its name is unique in the run (the children of all scenarios share a directory). */
-	private ChildConsumer start(OutageRun run, String topic, String group, String name, String ackMode) {
+	private ChildConsumer start(OutageRun run, TcpProxy postgres, String topic, String group, String name,
+			String ackMode) {
 		String applicationName = "fault-" + run.database().runId() + "-" + name;
 		Map<String, String> properties = this.cluster.consumerProperties(topic, group, applicationName);
-		properties.putAll(run.database().consumerPropertiesThrough(this.postgres, applicationName));
+		properties.putAll(run.database().consumerPropertiesThrough(postgres, applicationName));
 		properties.put("idempotency.fail-closed.probe-interval", "500ms");
 		// Shorter than the outage: each consumer thread leaves its wait, polls (so it takes part in a
 		// rebalance), gets the same records back, fails on the database again and waits again.

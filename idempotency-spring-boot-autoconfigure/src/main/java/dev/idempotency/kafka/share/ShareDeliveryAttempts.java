@@ -2,6 +2,7 @@ package dev.idempotency.kafka.share;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +11,7 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.common.Node;
@@ -89,7 +91,14 @@ public final class ShareDeliveryAttempts {
 
 	private @Nullable Integer brokerLimit() {
 		long millis = this.timeout.toMillis();
-		try (Admin admin = Admin.create(this.adminConfiguration.get())) {
+		// The client's own timeouts too: its calls otherwise retry for default.api.timeout.ms (60 s) after
+		// the futures below gave up, and closing it waited for them
+		Map<String, Object> config = new HashMap<>(this.adminConfiguration.get());
+		int timeoutMs = (int) Math.max(1, Math.min(Integer.MAX_VALUE, millis));
+		config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs);
+		config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs);
+		Admin admin = Admin.create(config);
+		try {
 			Collection<Node> nodes = admin.describeCluster().nodes().get(millis, TimeUnit.MILLISECONDS);
 			if (nodes.isEmpty()) {
 				return null;
@@ -108,6 +117,10 @@ public final class ShareDeliveryAttempts {
 		catch (Exception ex) {
 			logger.debug("Could not read " + BROKER_LIMIT, ex);
 			return null;
+		}
+		finally {
+			// Without waiting for calls still pending: their answer is no longer wanted
+			admin.close(Duration.ZERO);
 		}
 	}
 

@@ -31,10 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class IdempotencyKafkaShareAutoConfigurationTests {
 
+	// No broker: a context with a share container asks one for its delivery-attempt limit on start and
+	// gives up after the broker timeout (the adapter's 5 s by default)
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(KafkaAutoConfiguration.class, IdempotencyKafkaShareAutoConfiguration.class))
-		.withPropertyValues("idempotency.store.type=in-memory");
+		.withPropertyValues("idempotency.store.type=in-memory", "spring.kafka.bootstrap-servers=127.0.0.1:1",
+				"idempotency.kafka.share.broker-timeout=200ms");
 
 	@Test
 	void shareGroupAdapterIsProvided() {
@@ -111,10 +114,13 @@ class IdempotencyKafkaShareAutoConfigurationTests {
 		@Bean
 		ShareKafkaListenerContainerFactory<String, String> shareFactory() {
 			// Nothing answers on port 1: the container starts, its consumer does not connect
-			return new ShareKafkaListenerContainerFactory<>(new DefaultShareConsumerFactory<>(
-					Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
+			ShareKafkaListenerContainerFactory<String, String> factory = new ShareKafkaListenerContainerFactory<>(
+					new DefaultShareConsumerFactory<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
 							ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
 							ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class)));
+			// Stopping the container waits for the consumer's poll to return (5 s by default)
+			factory.getContainerProperties().setPollTimeout(100);
+			return factory;
 		}
 
 	}
