@@ -81,7 +81,7 @@ final class OutboxDispatcher {
 			return 0;
 		}
 		round.awaitAcknowledgements();
-		complete(round);
+		complete(round, false);
 		return round.batch.size();
 	}
 
@@ -102,8 +102,7 @@ final class OutboxDispatcher {
 		boolean more = true;
 		@Nullable RuntimeException claimFailure = null;
 		while (true) {
-			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopRequested.getAsBoolean()
-					&& !Thread.currentThread().isInterrupted()) {
+			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopping(stopRequested)) {
 				Round round;
 				try {
 					round = claimAndSend(inFlightIds);
@@ -131,13 +130,44 @@ final class OutboxDispatcher {
 				return total;
 			}
 			oldest.awaitAcknowledgements();
-			complete(oldest);
 			oldest.sentBy.keySet().forEach((message) -> inFlightIds.remove(message.id()));
+			if (more && !stopping(stopRequested)) {
+				// Its mark and the next claim in one transaction: one commit per batch instead of two.
+				long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
+				List<OutboxMessage> next;
+				try {
+					next = this.repository.markSentAndClaim(oldest.sent, this.options.batchSize(),
+							this.options.lease(), this.options.orderedPerKey());
+				}
+				catch (RuntimeException ex) {
+					// Nothing of it committed: mark the batch on its own, then finish what is in flight.
+					complete(oldest, false);
+					claimFailure = ex;
+					more = false;
+					continue;
+				}
+				complete(oldest, true);
+				Round round = send(next, inFlightIds, deadline);
+				if (round == null) {
+					more = false;
+					continue;
+				}
+				total += round.batch.size();
+				inFlight.add(round);
+				round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
+				more = round.batch.size() >= this.options.batchSize();
+				continue;
+			}
+			complete(oldest, false);
 			if (Thread.currentThread().isInterrupted()) {
 				// Stopping: the batches still in flight stay leased and are sent again once it has passed.
 				return total;
 			}
 		}
+	}
+
+	private static boolean stopping(BooleanSupplier stopRequested) {
+		return stopRequested.getAsBoolean() || Thread.currentThread().isInterrupted();
 	}
 
 	/**
@@ -150,6 +180,14 @@ final class OutboxDispatcher {
 		long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
 		List<OutboxMessage> batch = this.repository.claim(this.options.batchSize(), this.options.lease(),
 				this.options.orderedPerKey());
+		return send(batch, inFlightIds, deadline);
+	}
+
+	/**
+	 * Starts sending every row of a claimed batch that is not already in flight; {@code null} when
+	 * the batch is empty.
+	 */
+	private @Nullable Round send(List<OutboxMessage> batch, Set<Long> inFlightIds, long deadline) {
 		if (batch.isEmpty()) {
 			return null;
 		}
@@ -166,10 +204,15 @@ final class OutboxDispatcher {
 		return round;
 	}
 
-	/** Marks the acknowledged rows sent in one statement and hands every failure to the retry policy. */
-	private void complete(Round round) {
+	/**
+	 * Marks the acknowledged rows sent in one statement (unless {@code marked}: they were, with the
+	 * next claim) and hands every failure to the retry policy.
+	 */
+	private void complete(Round round, boolean marked) {
 		List<OutboxMessage> batch = round.batch;
-		this.repository.markSent(round.sent);
+		if (!marked) {
+			this.repository.markSent(round.sent);
+		}
 		for (OutboxMessage message : round.sent) {
 			Duration latency = Duration.between(message.createdAt(), round.ackedAt.get(message));
 			notify((listener) -> listener.onOutboxSent(message.destination(), latency.isNegative() ? Duration.ZERO
