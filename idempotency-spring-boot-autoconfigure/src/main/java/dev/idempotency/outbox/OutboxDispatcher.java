@@ -41,7 +41,8 @@ import org.springframework.core.NestedExceptionUtils;
  * next batch is already claimed and sent (up to {@link OutboxRelay.Options#maxInFlightBatches()}
  * batches on their way). Batches are sent, awaited and marked in the order they were claimed, from
  * this one thread, so the sends of a later batch reach the sender after those of an earlier one.
- * With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
+ * The mark of a batch and the claim of the next one share a transaction, so a full batch costs one
+ * commit. With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
  * row of a key whose earlier row is on its way in another batch.
  */
 final class OutboxDispatcher {
@@ -89,7 +90,9 @@ final class OutboxDispatcher {
 	 * Claims, sends and completes batches until a claim comes back short or {@code stopRequested}
 	 * says so, keeping up to {@code maxInFlightBatches} batches on their way: the next batch is
 	 * claimed and sent while the acknowledgements of the earlier ones are awaited. Batches are
-	 * completed (awaited, marked) in the order they were claimed.
+	 * completed (awaited, marked) in the order they were claimed; while claims come back full, a
+	 * batch is marked in the transaction that claims the next one
+	 * ({@link OutboxRepository#markSentAndClaim}).
 	 * @param stopRequested whether to stop claiming; batches in flight are still completed
 	 * @return how many rows were claimed
 	 */
