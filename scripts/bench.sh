@@ -29,6 +29,9 @@
 #                                            --rows N --sent-rows N (rows already sent, statistics refreshed, before each
 #                                            throughput round; default 0) --rounds N --warmup N --poll-interval D
 #                                            --latency-poll-intervals 500ms,50ms --rate N --seconds N
+#                                            --latency-threads N (publishing threads of the latency part; default 1)
+#                                            --variants relay-1,relay-2,kafka-batch,kafka-sync,modulith (modulith: Spring
+#                                            Modulith's JDBC event publication registry externalizing to Kafka, a peer)
 #   scripts/bench.sh --suite kafka           @KafkaListener + @Idempotent msgs/s, record and batch listeners, on PostgreSQL
 #                                            or MariaDB and an in-process Kafka broker, against the same listeners with the
 #                                            hand-written insert-or-ignore, with 1 and 4 consumers, on Spring Boot's default
@@ -94,7 +97,7 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
 fi
 
 main=dev.idempotency.benchmarks.jmh.BenchMain
-minimal_excludes='/(spring-data-redis|spring-boot-data-redis|spring-boot-starter-data-redis|lettuce-core|redisson|spring-kafka|spring-boot-kafka|kafka[-_]|spring-amqp|spring-rabbit|spring-boot-amqp|amqp-client|spring-webmvc|spring-boot-webmvc|spring-boot-starter-webmvc|spring-boot-tomcat|spring-boot-starter-tomcat|tomcat-|spring-boot-http|spring-boot-web-server|micrometer-(core|registry|jakarta)|camel-|spring-integration-|netty-|reactor-)'
+minimal_excludes='/(spring-modulith-|spring-data-redis|spring-boot-data-redis|spring-boot-starter-data-redis|lettuce-core|redisson|spring-kafka|spring-boot-kafka|kafka[-_]|spring-amqp|spring-rabbit|spring-boot-amqp|amqp-client|spring-webmvc|spring-boot-webmvc|spring-boot-starter-webmvc|spring-boot-tomcat|spring-boot-starter-tomcat|tomcat-|spring-boot-http|spring-boot-web-server|micrometer-(core|registry|jakarta)|camel-|spring-integration-|netty-|reactor-)'
 if [[ "${1:-}" == --suite ]]; then
 	case "${2:-}" in
 		jmh) ;;

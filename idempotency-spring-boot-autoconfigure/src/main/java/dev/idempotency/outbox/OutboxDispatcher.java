@@ -41,7 +41,8 @@ import org.springframework.core.NestedExceptionUtils;
  * next batch is already claimed and sent (up to {@link OutboxRelay.Options#maxInFlightBatches()}
  * batches on their way). Batches are sent, awaited and marked in the order they were claimed, from
  * this one thread, so the sends of a later batch reach the sender after those of an earlier one.
- * With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
+ * The mark of a batch and the claim of the next one share a transaction, so a full batch costs one
+ * commit. With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
  * row of a key whose earlier row is on its way in another batch.
  */
 final class OutboxDispatcher {
@@ -81,7 +82,7 @@ final class OutboxDispatcher {
 			return 0;
 		}
 		round.awaitAcknowledgements();
-		complete(round);
+		complete(round, false);
 		return round.batch.size();
 	}
 
@@ -89,7 +90,9 @@ final class OutboxDispatcher {
 	 * Claims, sends and completes batches until a claim comes back short or {@code stopRequested}
 	 * says so, keeping up to {@code maxInFlightBatches} batches on their way: the next batch is
 	 * claimed and sent while the acknowledgements of the earlier ones are awaited. Batches are
-	 * completed (awaited, marked) in the order they were claimed.
+	 * completed (awaited, marked) in the order they were claimed; while claims come back full, a
+	 * batch is marked in the transaction that claims the next one
+	 * ({@link OutboxRepository#markSentAndClaim}).
 	 * @param stopRequested whether to stop claiming; batches in flight are still completed
 	 * @return how many rows were claimed
 	 */
@@ -102,8 +105,7 @@ final class OutboxDispatcher {
 		boolean more = true;
 		@Nullable RuntimeException claimFailure = null;
 		while (true) {
-			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopRequested.getAsBoolean()
-					&& !Thread.currentThread().isInterrupted()) {
+			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopping(stopRequested)) {
 				Round round;
 				try {
 					round = claimAndSend(inFlightIds);
@@ -131,13 +133,44 @@ final class OutboxDispatcher {
 				return total;
 			}
 			oldest.awaitAcknowledgements();
-			complete(oldest);
 			oldest.sentBy.keySet().forEach((message) -> inFlightIds.remove(message.id()));
+			if (more && !stopping(stopRequested)) {
+				// Its mark and the next claim in one transaction: one commit per batch instead of two.
+				long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
+				List<OutboxMessage> next;
+				try {
+					next = this.repository.markSentAndClaim(oldest.sent, this.options.batchSize(),
+							this.options.lease(), this.options.orderedPerKey());
+				}
+				catch (RuntimeException ex) {
+					// Nothing of it committed: mark the batch on its own, then finish what is in flight.
+					complete(oldest, false);
+					claimFailure = ex;
+					more = false;
+					continue;
+				}
+				complete(oldest, true);
+				Round round = send(next, inFlightIds, deadline);
+				if (round == null) {
+					more = false;
+					continue;
+				}
+				total += round.batch.size();
+				inFlight.add(round);
+				round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
+				more = round.batch.size() >= this.options.batchSize();
+				continue;
+			}
+			complete(oldest, false);
 			if (Thread.currentThread().isInterrupted()) {
 				// Stopping: the batches still in flight stay leased and are sent again once it has passed.
 				return total;
 			}
 		}
+	}
+
+	private static boolean stopping(BooleanSupplier stopRequested) {
+		return stopRequested.getAsBoolean() || Thread.currentThread().isInterrupted();
 	}
 
 	/**
@@ -150,6 +183,14 @@ final class OutboxDispatcher {
 		long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
 		List<OutboxMessage> batch = this.repository.claim(this.options.batchSize(), this.options.lease(),
 				this.options.orderedPerKey());
+		return send(batch, inFlightIds, deadline);
+	}
+
+	/**
+	 * Starts sending every row of a claimed batch that is not already in flight; {@code null} when
+	 * the batch is empty.
+	 */
+	private @Nullable Round send(List<OutboxMessage> batch, Set<Long> inFlightIds, long deadline) {
 		if (batch.isEmpty()) {
 			return null;
 		}
@@ -166,10 +207,15 @@ final class OutboxDispatcher {
 		return round;
 	}
 
-	/** Marks the acknowledged rows sent in one statement and hands every failure to the retry policy. */
-	private void complete(Round round) {
+	/**
+	 * Marks the acknowledged rows sent in one statement (unless {@code marked}: they were, with the
+	 * next claim) and hands every failure to the retry policy.
+	 */
+	private void complete(Round round, boolean marked) {
 		List<OutboxMessage> batch = round.batch;
-		this.repository.markSent(round.sent);
+		if (!marked) {
+			this.repository.markSent(round.sent);
+		}
 		for (OutboxMessage message : round.sent) {
 			Duration latency = Duration.between(message.createdAt(), round.ackedAt.get(message));
 			notify((listener) -> listener.onOutboxSent(message.destination(), latency.isNegative() ? Duration.ZERO

@@ -47,6 +47,26 @@ public interface OutboxRepository extends OutboxBacklog {
 	int markSent(List<OutboxMessage> rows);
 
 	/**
+	 * Marks rows {@link OutboxStatus#SENT} as {@link #markSent} does, then claims the next batch as
+	 * {@link #claim} does, both in one transaction where the store has transactions: a relay that
+	 * keeps batches in flight marks one and claims the next at the same moment, and one commit then
+	 * serves both. The claim sees the rows just marked as sent. When this method throws, the caller
+	 * cannot tell whether the rows were marked: it may mark them again with {@link #markSent} (which
+	 * leaves rows no longer pending alone). The default marks, then claims, in two transactions.
+	 * @param sent rows the broker confirmed; may be empty
+	 * @param batchSize the most rows to claim, at least 1
+	 * @param lease how long the claimed rows are held
+	 * @param orderedPerKey whether a row waits until every earlier row of its key was sent
+	 * @return the claimed rows, as {@link #claim} returns them
+	 * @since 0.2.0
+	 */
+	default List<OutboxMessage> markSentAndClaim(List<OutboxMessage> sent, int batchSize, Duration lease,
+			boolean orderedPerKey) {
+		markSent(sent);
+		return claim(batchSize, lease, orderedPerKey);
+	}
+
+	/**
 	 * Records a failed attempt that was the message's: the row becomes {@code status} again with its
 	 * attempts counted up by one, due at {@code nextAttemptAt}, its lease released and
 	 * {@code error} kept as its last error (cut to what the store holds). With

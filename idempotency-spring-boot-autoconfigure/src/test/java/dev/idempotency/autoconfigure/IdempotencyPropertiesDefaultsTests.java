@@ -200,7 +200,7 @@ class IdempotencyPropertiesDefaultsTests {
 		assertThat(this.outbox.getRelay().isEnabled()).isTrue();
 		assertThat(this.outbox.getRelay().getPollInterval()).isEqualTo(Duration.ofMillis(500));
 		assertThat(this.outbox.getRelay().isWakeOnCommit()).isTrue();
-		assertThat(this.outbox.getRelay().getBatchSize()).isEqualTo(100);
+		assertThat(this.outbox.getRelay().getBatchSize()).isEqualTo(500);
 		assertThat(this.outbox.getRelay().getMaxInFlightBatches()).isEqualTo(3);
 	}
 

@@ -1,5 +1,9 @@
 package dev.idempotency.outbox;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -8,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.core.TraceContextCapture;
@@ -23,9 +29,11 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.backoff.ExponentialBackOff;
@@ -137,6 +145,101 @@ class OutboxRelayPipelineTests {
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
 				+ "AND claimed_until IS NOT NULL", Integer.class)).isEqualTo(10);
 		assertThat(sender.sendsPerMessage).hasSize(10);
+	}
+
+	@Test
+	void eachBatchIsMarkedInTheTransactionThatClaimsTheNextOne() {
+		for (int i = 0; i < 100; i++) {
+			publish("m-" + i);
+		}
+		AtomicInteger commits = new AtomicInteger();
+		JdbcOutboxRepository counted = new JdbcOutboxRepository(commitCounting(this.dataSource, commits),
+				OutboxDialect.detect(this.dataSource), "idempotency_outbox", JsonMapper.shared(), this.clock);
+		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), 10, LEASE, Duration.ofSeconds(5),
+				3, new ExponentialBackOff(1000, 2.0), false, 3);
+		RecordingSender sender = new RecordingSender(this.clock);
+		OutboxRelay relay = new OutboxRelay(counted, () -> List.of(sender), options, this.clock, List::of,
+				new DefaultFailureClassifier());
+
+		assertThat(relay.drain()).isEqualTo(100);
+		assertThat(new JdbcTemplate(this.dataSource).queryForObject(
+				"SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
+			.isEqualTo(100);
+		assertThat(sender.sendsPerMessage.values()).hasSize(100).allMatch((count) -> count.get() == 1);
+		// Ten batches, three in flight: three claims, then each mark with the next claim (the last of
+		// them finding nothing), then the two marks left. One claim and one mark per batch were 21.
+		assertThat(commits).hasValue(13);
+	}
+
+	@Test
+	void batchWhoseMarkFailedWithTheNextClaimIsMarkedOnItsOwn() {
+		for (int i = 0; i < 50; i++) {
+			publish("m-" + i);
+		}
+		AtomicInteger claims = new AtomicInteger();
+		AtomicInteger commits = new AtomicInteger();
+		// The fourth claim (the first made with a mark) fails: its transaction, mark included, rolls back.
+		DataSource failing = new DelegatingDataSource(commitCounting(this.dataSource, commits)) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+							if (method.getName().equals("prepareStatement") && ((String) args[0]).contains("FOR UPDATE")
+									&& claims.incrementAndGet() == 4) {
+								throw new SQLException("connection lost (test)");
+							}
+							try {
+								return method.invoke(connection, args);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getTargetException();
+							}
+						});
+			}
+
+		};
+		JdbcOutboxRepository repository = new JdbcOutboxRepository(failing, OutboxDialect.detect(this.dataSource),
+				"idempotency_outbox", JsonMapper.shared(), this.clock);
+		RecordingSender sender = new RecordingSender(this.clock);
+		OutboxRelay relay = new OutboxRelay(repository, () -> List.of(sender),
+				new OutboxRelay.Options(Duration.ofMillis(20), 10, LEASE, Duration.ofSeconds(5), 3,
+						new ExponentialBackOff(1000, 2.0), false, 3),
+				this.clock, List::of, new DefaultFailureClassifier());
+
+		assertThatExceptionOfType(DataAccessException.class).isThrownBy(relay::drain);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
+			.as("the three batches in flight, the first marked on its own after the failed transaction")
+			.isEqualTo(30);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
+				+ "AND claimed_until IS NULL", Integer.class)).as("nothing of the failed claim kept").isEqualTo(20);
+		assertThat(sender.sendsPerMessage).hasSize(30);
+	}
+
+	/** The data source with every commit of its connections counted. */
+	private static DataSource commitCounting(DataSource target, AtomicInteger commits) {
+		return new DelegatingDataSource(target) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+							if (method.getName().equals("commit")) {
+								commits.incrementAndGet();
+							}
+							try {
+								return method.invoke(connection, args);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getTargetException();
+							}
+						});
+			}
+
+		};
 	}
 
 	private void publish(String payload) {

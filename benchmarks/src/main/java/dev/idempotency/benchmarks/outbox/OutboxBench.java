@@ -22,7 +22,7 @@ import dev.idempotency.benchmarks.support.Options;
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.outbox.OutboxBench [--db postgresql|mariadb]
  * [--rows 5000] [--sent-rows 0] [--rounds 3] [--warmup 1] [--poll-interval 20ms]
- * [--latency-poll-intervals 500ms,50ms] [--rate 200] [--seconds 10]};
+ * [--latency-poll-intervals 500ms,50ms] [--rate 200] [--seconds 10] [--latency-threads 1]};
  * normally through {@code scripts/bench.sh --suite outbox}. This class reads the options, runs both
  * parts and writes the report ({@code benchmarks/target/bench-results/outbox-<db>-<timestamp>.md}).
  */
@@ -42,6 +42,7 @@ public final class OutboxBench {
 		List<String> latencyPolls = options.list("latency-poll-intervals", "500ms,50ms");
 		int rate = options.integer("rate", 200);
 		int seconds = options.integer("seconds", 10);
+		int latencyThreads = options.integer("latency-threads", 1);
 		List<String> variants = options.list("variants", "relay-1,relay-2,kafka-batch,kafka-sync");
 		String loadAtStart = Machine.loadAverage();
 		Instant started = Instant.now();
@@ -53,7 +54,7 @@ public final class OutboxBench {
 					.run(variants, warmup, rounds, lines));
 			}
 			if (seconds > 0 && !latencyPolls.isEmpty()) {
-				tables.append(new OutboxLatency(environment, rate, seconds).run(latencyPolls, lines));
+				tables.append(new OutboxLatency(environment, rate, seconds, latencyThreads).run(latencyPolls, lines));
 			}
 		}
 		StringBuilder report = new StringBuilder();

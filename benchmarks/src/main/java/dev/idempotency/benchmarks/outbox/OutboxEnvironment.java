@@ -1,13 +1,16 @@
 package dev.idempotency.benchmarks.outbox;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idempotency.benchmarks.support.Database;
 import org.apache.kafka.clients.admin.NewTopic;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
@@ -84,14 +87,26 @@ final class OutboxEnvironment implements AutoCloseable {
 	 * send waits for the first metadata fetch of a new topic.
 	 */
 	String newTopic(RelayApp... apps) {
+		return newTopic(Stream.of(apps).filter(Objects::nonNull).map(RelayApp::kafka).toList());
+	}
+
+	/** A fresh topic whose metadata the given templates' producers already have. */
+	String newTopic(List<KafkaTemplate<String, String>> producers) {
 		String topic = "bench-outbox-" + this.runId + "-" + (this.topics++);
 		this.broker.addTopics(new NewTopic(topic, 2, (short) 1));
-		for (RelayApp app : apps) {
-			if (app != null) {
-				app.kafka().partitionsFor(topic);
-			}
-		}
+		producers.forEach((kafka) -> kafka.partitionsFor(topic));
 		return topic;
+	}
+
+	/** Empties Spring Modulith's publication table. */
+	void truncateModulith() {
+		this.adminJdbc.execute("TRUNCATE " + ModulithApp.TABLE);
+	}
+
+	/** Publications of Spring Modulith's registry: {@code [all, completed]}. */
+	long[] modulithPublications() {
+		return this.adminJdbc.queryForObject("SELECT COUNT(*), COUNT(completion_date) FROM " + ModulithApp.TABLE,
+				(rs, row) -> new long[] { rs.getLong(1), rs.getLong(2) });
 	}
 
 	@Override

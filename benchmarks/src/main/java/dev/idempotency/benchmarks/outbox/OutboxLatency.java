@@ -34,19 +34,24 @@ final class OutboxLatency {
 
 	private final int seconds;
 
-	OutboxLatency(OutboxEnvironment environment, int rate, int seconds) {
+	private final int threads;
+
+	OutboxLatency(OutboxEnvironment environment, int rate, int seconds, int threads) {
 		this.environment = environment;
 		this.rate = rate;
 		this.seconds = seconds;
+		this.threads = threads;
 	}
 
 	/** Measures both paths at each poll interval, adds a line per measurement, returns the Markdown table. */
 	String run(List<String> pollIntervals, List<String> lines) {
 		StringBuilder out = new StringBuilder();
 		out.append("Latency: business transactions at ").append(this.rate).append("/s for ").append(this.seconds)
-			.append(" s per row, one relay; from right after commit to the broker's acknowledgement (ms).\n\n");
-		out.append("| variant | poll interval | messages | p50 ms | p90 ms | p99 ms | max ms | correctness |\n");
-		out.append("|---|---|---|---|---|---|---|---|\n");
+			.append(" s per row from ").append(this.threads).append(" publishing thread(s)")
+			.append(", one relay; from right after commit to the broker's acknowledgement (ms).\n\n");
+		out.append("| variant | poll interval | messages | published/s | p50 ms | p90 ms | p99 ms | max ms "
+				+ "| correctness |\n");
+		out.append("|---|---|---|---|---|---|---|---|---|\n");
 		for (String pollInterval : pollIntervals) {
 			RelayApp app = new RelayApp("latency-" + pollInterval, pollInterval, this.environment.brokers(),
 					this.environment.database());
@@ -72,48 +77,40 @@ final class OutboxLatency {
 		int count = this.rate * duration;
 		Map<String, Long> committed = new ConcurrentHashMap<>();
 		Map<String, Long> direct = new ConcurrentHashMap<>();
-		List<String> ids = new ArrayList<>(count);
+		String[] ids = new String[count];
 		JdbcTemplate jdbc = app.jdbc();
 		KafkaTemplate<String, String> kafka = app.kafka();
 		long sentBefore = app.sent().get();
 		long start = System.nanoTime();
 		long interval = 1_000_000_000L / this.rate;
-		for (int i = 0; i < count; i++) {
-			long due = start + i * interval;
-			long wait = due - System.nanoTime();
-			if (wait > 0) {
-				Waits.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-			}
-			int n = i;
-			String id = app.transactions().execute((status) -> {
-				int account = Math.floorMod(n * 7919, OutboxEnvironment.ACCOUNTS);
-				jdbc.update("UPDATE bench_outbox_account SET balance = balance + ? WHERE id = ?", 1 + n % 97, account);
-				jdbc.update("INSERT INTO bench_outbox_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)",
-						OutboxRecords.key(n), account, 1 + n % 97);
-				if (outbox) {
-					return app.outbox().publish("kafka:" + topic, OutboxRecords.key(n), OutboxRecords.payload(n));
-				}
-				String messageId = UUID.randomUUID().toString();
-				TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-					@Override
-					public void afterCommit() {
-						long commit = System.nanoTime();
-						committed.put(messageId, commit);
-						kafka.send(OutboxRecords.record(topic, OutboxRecords.key(n), OutboxRecords.payload(n), messageId))
-							.whenComplete((result, ex) -> {
-								if (ex == null) {
-									direct.put(messageId, System.nanoTime());
-								}
-							});
+		// Message i is due at start + i * interval; thread t publishes the messages i with i % threads == t.
+		List<Thread> publishers = new ArrayList<>();
+		for (int t = 0; t < this.threads; t++) {
+			int first = t;
+			Thread publisher = new Thread(() -> {
+				for (int i = first; i < count; i += this.threads) {
+					long due = start + i * interval;
+					long wait = due - System.nanoTime();
+					if (wait > 0) {
+						Waits.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
 					}
-				});
-				return messageId;
-			});
-			if (outbox) {
-				committed.put(id, System.nanoTime());
-			}
-			ids.add(id);
+					ids[i] = publish(app, jdbc, kafka, topic, outbox, i, committed, direct);
+				}
+			}, "latency-publisher-" + t);
+			publishers.add(publisher);
+			publisher.start();
 		}
+		for (Thread publisher : publishers) {
+			try {
+				publisher.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+		double achieved = count / ((System.nanoTime() - start) / 1e9);
+		List<String> idList = List.of(ids);
 		Map<String, Long> acked = outbox ? app.ackTimes().byMessageId() : direct;
 		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
 		while (System.nanoTime() < deadline
@@ -124,14 +121,14 @@ final class OutboxLatency {
 		Waits.sleep(100);
 		long[] latencies = new long[count];
 		int measured = 0;
-		for (String id : ids) {
+		for (String id : idList) {
 			Long commit = committed.get(id);
 			Long ack = acked.get(id);
 			if (commit != null && ack != null) {
 				latencies[measured++] = ack - commit;
 			}
 		}
-		String verdict = TopicCheck.verify(this.environment.brokers(), topic, ids);
+		String verdict = TopicCheck.verify(this.environment.brokers(), topic, idList);
 		if (outbox) {
 			long unsent = this.environment.unsentRows();
 			if (unsent != 0) {
@@ -141,24 +138,59 @@ final class OutboxLatency {
 		if (measured != count) {
 			verdict = "WRONG — " + (count - measured) + " messages without a latency; " + verdict;
 		}
-		app.ackTimes().forget(ids);
-		Latency result = new Latency(measured, Stats.percentile(latencies, measured, 50) / 1e6,
+		app.ackTimes().forget(idList);
+		Latency result = new Latency(measured, achieved, Stats.percentile(latencies, measured, 50) / 1e6,
 				Stats.percentile(latencies, measured, 90) / 1e6, Stats.percentile(latencies, measured, 99) / 1e6,
 				Stats.percentile(latencies, measured, 100) / 1e6, verdict);
 		if (lines != null) {
-			String line = String.format("latency %s (poll %s): p50 %.1f ms, p99 %.1f ms, load %s — %s",
-					outbox ? "relay" : "direct", app.pollInterval(), result.p50(), result.p99(), Machine.loadAverage(),
-					verdict);
+			String line = String.format(
+					"latency %s (poll %s): %,.0f published/s, p50 %.1f ms, p99 %.1f ms, load %s — %s",
+					outbox ? "relay" : "direct", app.pollInterval(), achieved, result.p50(), result.p99(),
+					Machine.loadAverage(), verdict);
 			System.out.println(line);
 			lines.add(line);
 		}
 		return result;
 	}
 
-	private record Latency(int count, double p50, double p90, double p99, double max, String verdict) {
+	private String publish(RelayApp app, JdbcTemplate jdbc, KafkaTemplate<String, String> kafka, String topic,
+			boolean outbox, int n, Map<String, Long> committed, Map<String, Long> direct) {
+		String id = app.transactions().execute((status) -> {
+			int account = Math.floorMod(n * 7919, OutboxEnvironment.ACCOUNTS);
+			jdbc.update("UPDATE bench_outbox_account SET balance = balance + ? WHERE id = ?", 1 + n % 97, account);
+			jdbc.update("INSERT INTO bench_outbox_ledger (msg_key, account_id, amount) VALUES (?, ?, ?)",
+					OutboxRecords.key(n), account, 1 + n % 97);
+			if (outbox) {
+				return app.outbox().publish("kafka:" + topic, OutboxRecords.key(n), OutboxRecords.payload(n));
+			}
+			String messageId = UUID.randomUUID().toString();
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void afterCommit() {
+					long commit = System.nanoTime();
+					committed.put(messageId, commit);
+					kafka.send(OutboxRecords.record(topic, OutboxRecords.key(n), OutboxRecords.payload(n), messageId))
+						.whenComplete((result, ex) -> {
+							if (ex == null) {
+								direct.put(messageId, System.nanoTime());
+							}
+						});
+				}
+			});
+			return messageId;
+		});
+		if (outbox) {
+			committed.put(id, System.nanoTime());
+		}
+		return id;
+	}
+
+	private record Latency(int count, double published, double p50, double p90, double p99, double max,
+			String verdict) {
 
 		String row(String variant, String pollInterval) {
-			return "| " + variant + " | " + pollInterval + " | " + this.count + " | " + String.format("%.1f", this.p50)
+			return "| " + variant + " | " + pollInterval + " | " + this.count + " | "
+					+ String.format("%,.0f", this.published) + " | " + String.format("%.1f", this.p50)
 					+ " | " + String.format("%.1f", this.p90) + " | " + String.format("%.1f", this.p99) + " | "
 					+ String.format("%.1f", this.max) + " | " + (this.verdict.startsWith("OK") ? "OK" : "**WRONG**")
 					+ " |\n";

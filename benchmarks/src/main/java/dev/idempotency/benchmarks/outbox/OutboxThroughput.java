@@ -12,13 +12,17 @@ import dev.idempotency.benchmarks.report.HarnessReport;
 import dev.idempotency.benchmarks.support.Machine;
 import dev.idempotency.benchmarks.support.Stats;
 import dev.idempotency.benchmarks.support.Waits;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
+import org.springframework.core.Ordered;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Outbox relay throughput. Two Spring Boot applications (everything auto-configured, outbox enabled,
- * the relay polling every {@code --poll-interval}, batch size 100) share the outbox table. Each round
+ * the relay polling every {@code --poll-interval}, the default batch size) share the outbox table. Each round
  * empties the table, adds {@code --sent-rows} rows already sent and refreshes the statistics (the
  * steady state before a backlog, see {@link OutboxTables#insertSent}), writes {@code --rows} rows in
  * one transaction (none of this timed), and the clock runs from that commit until the relays have
@@ -27,7 +31,11 @@ import org.springframework.kafka.core.KafkaTemplate;
  * payloads, key and {@code message-id} header, on the same {@code KafkaTemplate} settings:
  * {@code kafka-batch} sends 100 records and waits for their acknowledgements, then the next 100 (the
  * relay without the database); {@code kafka-sync} is a {@code send(...).get()} loop over a tenth of
- * the rows. Variants are interleaved round by round; the first {@code --warmup} rounds are not counted.
+ * the rows. Peer: {@code modulith}, Spring Modulith's JDBC event publication registry externalizing the
+ * same records to Kafka ({@link ModulithApp}), each row an event published in one transaction, timed
+ * from its commit until every publication is completed; its table is emptied before each round (the
+ * rows already sent of {@code --sent-rows} are the outbox table's). Variants are interleaved round by
+ * round; the first {@code --warmup} rounds are not counted.
  * After every round the topic is read from the start: every message id published in the round must be
  * there exactly once, no outbox row may be left unsent, and the rows already sent must be untouched.
  */
@@ -41,6 +49,8 @@ final class OutboxThroughput {
 
 	private final String pollInterval;
 
+	private int relayBatch;
+
 	OutboxThroughput(OutboxEnvironment environment, int rows, int sentRows, String pollInterval) {
 		this.environment = environment;
 		this.rows = rows;
@@ -52,6 +62,9 @@ final class OutboxThroughput {
 	String run(List<String> variants, int warmup, int rounds, List<String> lines) {
 		RelayApp first = new RelayApp("a", this.pollInterval, this.environment.brokers(), this.environment.database());
 		RelayApp second = new RelayApp("b", this.pollInterval, this.environment.brokers(), this.environment.database());
+		this.relayBatch = first.batchSize();
+		ModulithApp modulith = variants.contains("modulith")
+				? new ModulithApp(this.environment.brokers(), this.environment.database()) : null;
 		Map<String, List<Double>> rates = new LinkedHashMap<>();
 		Map<String, Integer> wrong = new LinkedHashMap<>();
 		variants.forEach((variant) -> {
@@ -68,8 +81,9 @@ final class OutboxThroughput {
 						case "relay-2" -> relayRound(first, second);
 						case "kafka-batch" -> kafkaRound(first, this.rows, RelayApp.BATCH);
 						case "kafka-sync" -> kafkaRound(first, Math.max(1, this.rows / 10), 1);
+						case "modulith" -> modulithRound(modulith);
 						default -> throw new IllegalArgumentException("Unknown variant '" + variant
-								+ "'; use relay-1, relay-2, kafka-batch, kafka-sync");
+								+ "'; use relay-1, relay-2, kafka-batch, kafka-sync, modulith");
 					};
 					String line = String.format("%s round %d%s: %,.0f rows/s (%d rows in %.2f s), load %s — %s", variant,
 							round, measured ? "" : " (warm-up)", result.rate(), result.count(), result.seconds(),
@@ -88,6 +102,9 @@ final class OutboxThroughput {
 		finally {
 			first.close();
 			second.close();
+			if (modulith != null) {
+				modulith.close();
+			}
 		}
 		return table(rates, wrong, warmup, rounds);
 	}
@@ -99,7 +116,8 @@ final class OutboxThroughput {
 			.append(" rows per round (kafka-sync: ").append(Math.max(1, this.rows / 10)).append("), published after ")
 			.append(String.format("%,d", this.sentRows)).append(" rows already sent (--sent-rows), ").append(warmup)
 			.append(" warm-up + ").append(rounds)
-			.append(" measured rounds per row, relay batch size ").append(RelayApp.BATCH).append(", poll interval ")
+			.append(" measured rounds per row, relay batch size ").append(this.relayBatch).append(" (kafka-batch: ")
+			.append(RelayApp.BATCH).append("), poll interval ")
 			.append(this.pollInterval).append(".\n\n");
 		out.append("| variant | rows/s (median) | rounds min–max | ratio to kafka-batch | correctness |\n");
 		out.append("|---|---|---|---|---|\n");
@@ -144,6 +162,67 @@ final class OutboxThroughput {
 					+ sentKept + " rows already sent of " + this.sentRows + "; " + verdict;
 		}
 		return new Result(this.rows / (elapsed / 1e9), elapsed / 1e9, this.rows, verdict);
+	}
+
+	/**
+	 * Spring Modulith's peer: the round's rows published as events in one transaction, the clock from
+	 * its commit until every publication is completed (sent and acknowledged), polled in the table.
+	 * The ids checked on the topic are the payloads' order ids.
+	 */
+	private Result modulithRound(ModulithApp app) {
+		this.environment.truncateModulith();
+		String topic = this.environment.newTopic(List.of(app.kafka()));
+		long[] start = new long[1];
+		List<String> ids = new ArrayList<>(this.rows);
+		app.transactions().executeWithoutResult((status) -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public int getOrder() {
+					return Ordered.HIGHEST_PRECEDENCE;
+				}
+
+				@Override
+				public void afterCommit() {
+					start[0] = System.nanoTime();
+				}
+
+			});
+			for (int i = 0; i < this.rows; i++) {
+				ids.add("order-" + i);
+				app.events()
+					.publishEvent(new ModulithApplication.OrderPublished(topic, OutboxRecords.key(i),
+							OutboxRecords.payload(i)));
+			}
+		});
+		long deadline = start[0] + Duration.ofMinutes(2).toNanos();
+		long[] publications = this.environment.modulithPublications();
+		while (publications[1] < this.rows && System.nanoTime() < deadline) {
+			Waits.sleep(10);
+			publications = this.environment.modulithPublications();
+		}
+		long elapsed = System.nanoTime() - start[0];
+		String verdict = TopicCheck.verify(this.environment.brokers(), topic, ids, ThroughputIds::orderId);
+		if (publications[0] != this.rows || publications[1] != this.rows) {
+			verdict = "WRONG — " + publications[0] + " publications, " + publications[1] + " completed, of "
+					+ this.rows + "; " + verdict;
+		}
+		return new Result(this.rows / (elapsed / 1e9), elapsed / 1e9, this.rows, verdict);
+	}
+
+	/** Reads the order id ({@code order-<n>}) out of a payload of {@link OutboxRecords#payload(int)}. */
+	private static final class ThroughputIds {
+
+		private static String orderId(ConsumerRecord<String, String> record) {
+			String value = record.value();
+			int from = (value != null) ? value.indexOf("\"orderId\":\"") : -1;
+			if (from < 0) {
+				return "<none>";
+			}
+			from += "\"orderId\":\"".length();
+			return value.substring(from, value.indexOf('"', from));
+		}
+
 	}
 
 	private static long sent(RelayApp first, RelayApp second) {

@@ -7,6 +7,7 @@ import dev.idempotency.benchmarks.support.BootApps;
 import dev.idempotency.benchmarks.support.Database;
 import dev.idempotency.outbox.Outbox;
 import dev.idempotency.outbox.OutboxRelay;
+import dev.idempotency.outbox.autoconfigure.IdempotencyOutboxProperties;
 
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -17,11 +18,13 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * One relaying application: the starter's outbox, relay and Kafka sender, auto-configured on the
  * benchmark's outbox table in the database under test, on Spring Boot's default pool (and the
- * database's default isolation); the relay is stopped until a measurement starts it.
+ * database's default isolation), with the relay's default batch size and batches in flight (set
+ * {@code -Didempotency.outbox.relay.batch-size=...} to change them); the relay is stopped until a
+ * measurement starts it.
  */
 final class RelayApp {
 
-	/** The relay's batch size. */
+	/** The batch of the kafka-batch baseline: records sent before their acknowledgements are awaited. */
 	static final int BATCH = 100;
 
 	private final String pollInterval;
@@ -45,7 +48,6 @@ final class RelayApp {
 		properties.put("idempotency.outbox.initialize-schema", "never");
 		properties.put("idempotency.outbox.purge.enabled", "false");
 		properties.put("idempotency.outbox.relay.poll-interval", pollInterval);
-		properties.put("idempotency.outbox.relay.batch-size", BATCH);
 		properties.put("idempotency.outbox.relay.lease", "60s");
 		properties.put("idempotency.outbox.relay.send-timeout", "30s");
 		this.context = BootApps.run(properties, RelayApplication.class);
@@ -54,6 +56,12 @@ final class RelayApp {
 
 	String pollInterval() {
 		return this.pollInterval;
+	}
+
+	/** The relay's batch size, as configured. */
+	int batchSize() {
+		return this.context.getEnvironment().getProperty("idempotency.outbox.relay.batch-size", Integer.class,
+				new IdempotencyOutboxProperties().getRelay().getBatchSize());
 	}
 
 	OutboxRelay relay() {

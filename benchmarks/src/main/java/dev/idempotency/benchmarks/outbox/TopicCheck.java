@@ -3,8 +3,11 @@ package dev.idempotency.benchmarks.outbox;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 
 import dev.idempotency.core.DeliveryContext;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -22,6 +25,18 @@ final class TopicCheck {
 
 	/** The verdict: {@code OK, ...} or {@code WRONG — ...}, with the counts. */
 	static String verify(String brokers, String topic, List<String> ids) {
+		return verify(brokers, topic, ids, (record) -> {
+			Header header = record.headers().lastHeader(DeliveryContext.MESSAGE_ID_HEADER);
+			return (header != null) ? new String(header.value(), StandardCharsets.UTF_8) : "<none>";
+		});
+	}
+
+	/**
+	 * The verdict over the ids {@code idOf} reads from each record: {@code OK, ...} or
+	 * {@code WRONG — ...}, with the counts.
+	 */
+	static String verify(String brokers, String topic, List<String> ids,
+			Function<ConsumerRecord<String, String>, String> idOf) {
 		Map<String, Integer> seen = new HashMap<>();
 		int records = 0;
 		try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
@@ -37,15 +52,14 @@ final class TopicCheck {
 					&& partitions.stream().anyMatch((p) -> consumer.position(p) < end.get(p))) {
 				for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
 					records++;
-					Header header = record.headers().lastHeader(DeliveryContext.MESSAGE_ID_HEADER);
-					String id = (header != null) ? new String(header.value(), StandardCharsets.UTF_8) : "<none>";
-					seen.merge(id, 1, Integer::sum);
+					seen.merge(idOf.apply(record), 1, Integer::sum);
 				}
 			}
 		}
 		long missing = ids.stream().filter((id) -> !seen.containsKey(id)).count();
 		long twice = seen.values().stream().filter((n) -> n > 1).count();
-		long unknown = seen.keySet().stream().filter((id) -> !ids.contains(id)).count();
+		Set<String> expected = new HashSet<>(ids);
+		long unknown = seen.keySet().stream().filter((id) -> !expected.contains(id)).count();
 		String counts = "records=" + records + " ids=" + ids.size();
 		if (missing == 0 && twice == 0 && unknown == 0 && records == ids.size()) {
 			return "OK, every message id once (" + counts + ")";

@@ -137,9 +137,11 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 		private boolean wakeOnCommit = true;
 
 		/**
-		 * Rows claimed and sent per round.
+		 * Rows claimed and sent per round. Each batch costs one short transaction (its mark runs with
+		 * the next claim) whatever its size; up to "max-in-flight-batches" batches, with their
+		 * payloads, are held in memory at once.
 		 */
-		private int batchSize = 100;
+		private int batchSize = 500;
 
 		/**
 		 * How many batches a relay keeps on their way at once: while the acknowledgements of one

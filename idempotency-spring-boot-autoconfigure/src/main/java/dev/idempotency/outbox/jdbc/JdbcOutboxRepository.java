@@ -168,6 +168,26 @@ public class JdbcOutboxRepository implements OutboxRepository {
 
 	@Override
 	public List<OutboxMessage> claim(int batchSize, Duration lease, boolean orderedPerKey) {
+		return markSentAndClaim(List.of(), batchSize, lease, orderedPerKey);
+	}
+
+	@Override
+	public int markSent(List<OutboxMessage> rows) {
+		if (rows.isEmpty()) {
+			return 0;
+		}
+		Object now = this.dialect.timestamp(now());
+		List<Long> ids = rows.stream().map(OutboxMessage::id).toList();
+		return write(() -> this.dialect.markSent(this.jdbc, this.table, now, ids));
+	}
+
+	/**
+	 * Marks the rows sent and claims the next batch in one short {@code READ COMMITTED} transaction,
+	 * the claim transaction, committed once: the claim sees the marked rows as sent.
+	 */
+	@Override
+	public List<OutboxMessage> markSentAndClaim(List<OutboxMessage> sent, int batchSize, Duration lease,
+			boolean orderedPerKey) {
 		Instant now = now();
 		Instant leaseUntil = now.plus(lease);
 		Object nowValue = this.dialect.timestamp(now);
@@ -179,8 +199,13 @@ public class JdbcOutboxRepository implements OutboxRepository {
 					+ "AND e.id < o.id AND e.status <> 'SENT')";
 		}
 		String due = dueRows;
-		List<OutboxMessage> claimed = this.claimTransactions.execute((status) -> this.dialect.claim(this.jdbc,
-				this.table, due, nowValue, leaseValue, batchSize, this.rowMapper));
+		List<Long> sentIds = sent.stream().map(OutboxMessage::id).toList();
+		List<OutboxMessage> claimed = this.claimTransactions.execute((status) -> {
+			if (!sentIds.isEmpty()) {
+				this.dialect.markSent(this.jdbc, this.table, nowValue, sentIds);
+			}
+			return this.dialect.claim(this.jdbc, this.table, due, nowValue, leaseValue, batchSize, this.rowMapper);
+		});
 		List<OutboxMessage> result = new ArrayList<>();
 		if (claimed != null) {
 			for (OutboxMessage row : claimed) {
@@ -191,16 +216,6 @@ public class JdbcOutboxRepository implements OutboxRepository {
 		}
 		result.sort(Comparator.comparingLong(OutboxMessage::id));
 		return result;
-	}
-
-	@Override
-	public int markSent(List<OutboxMessage> rows) {
-		if (rows.isEmpty()) {
-			return 0;
-		}
-		Object now = this.dialect.timestamp(now());
-		List<Long> ids = rows.stream().map(OutboxMessage::id).toList();
-		return write(() -> this.dialect.markSent(this.jdbc, this.table, now, ids));
 	}
 
 	@Override
