@@ -37,6 +37,7 @@ import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Kafka adapter: the delivery context on every listener container factory, acknowledgement of
@@ -129,7 +130,7 @@ public final class IdempotencyKafkaAutoConfiguration {
 	private static DeadLetterRecoverer deadLetterRecoverer(KafkaOperations<?, ?> kafkaOperations,
 			IdempotencyKafkaProperties properties, ObjectProvider<DeliveryListener> listeners) {
 		return new DeadLetterRecoverer(kafkaOperations, properties.getDeadLetter().getSuffix(),
-				() -> listeners.orderedStream().toList());
+				SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	/**

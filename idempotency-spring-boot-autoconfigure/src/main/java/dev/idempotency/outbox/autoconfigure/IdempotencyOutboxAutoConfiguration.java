@@ -138,7 +138,7 @@ public final class IdempotencyOutboxAutoConfiguration {
 		IdempotencyPurgeProperties purge = properties.getPurge();
 		return new IdempotencyPurgeJob("outbox", () -> outboxRepository.purgeSent(properties.getRetention(),
 				purge.getBatchSize(), purge.getMaxBatchesPerRun()), purge.getInterval(),
-				() -> listeners.orderedStream().toList());
+				SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	private static OutboxDialect dialect(DataSource dataSource, IdempotencyOutboxProperties properties) {

@@ -22,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * RabbitMQ adapter: the listener containers of {@code @Idempotent} {@code @RabbitListener} methods
@@ -61,7 +62,7 @@ public final class IdempotencyRabbitAutoConfiguration {
 			ObjectProvider<Declarables> declarables, ObjectProvider<DeliveryListener> listeners) {
 		return new RabbitDeadLetters(connectionFactory,
 				new QueueDeadLetterRoutes(queues, declarables, properties.getDeadLetter()),
-				properties.getDeadLetter().getConfirmTimeout(), () -> listeners.orderedStream().toList());
+				properties.getDeadLetter().getConfirmTimeout(), SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -25,6 +25,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Redis Stream adapter: {@code @RedisStreamListener} methods read their consumer group through
@@ -64,7 +65,7 @@ public final class IdempotencyRedisStreamAutoConfiguration {
 				properties.getMaxDeliveries(), properties.getDeadLetter().getSuffix(),
 				properties.getRecoveryBackOff(), properties.getPayloadField());
 		return new RedisStreamListenerRegistry(endpoints, connectionFactory, settings,
-				payloadConverter.getIfAvailable(), () -> listeners.orderedStream().toList(), circuits.getIfAvailable());
+				payloadConverter.getIfAvailable(), SingletonSupplier.of(() -> listeners.orderedStream().toList()), circuits.getIfAvailable());
 	}
 
 	/**

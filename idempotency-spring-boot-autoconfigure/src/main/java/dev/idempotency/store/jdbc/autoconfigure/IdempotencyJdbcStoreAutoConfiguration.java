@@ -35,6 +35,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.util.Assert;
 import org.springframework.util.StringUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Auto-configuration of the JDBC store on the application's single {@code DataSource}, its schema
@@ -101,7 +102,7 @@ public final class IdempotencyJdbcStoreAutoConfiguration {
 				properties.getBatchSize(), properties.getHold(), idempotency.getRetention(),
 				properties.getNamespaces());
 		return new LeaseReconciliationJob(store.name(), leasedSide(store), reconciler, settings,
-				() -> listeners.orderedStream().toList());
+				SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	private static JdbcLeasedIdempotencyStore leasedSide(JdbcIdempotencyStore store) {
@@ -126,7 +127,7 @@ public final class IdempotencyJdbcStoreAutoConfiguration {
 		JdbcIdempotencyPurger purger = new JdbcIdempotencyPurger(new JdbcTemplate(dataSource), store.getDialect(),
 				store.getTableName(), Clock.systemUTC(), purge.getBatchSize(), purge.getMaxBatchesPerRun());
 		return new IdempotencyPurgeJob(store.name(), purger::purgeExpired, purge.getInterval(),
-				() -> listeners.orderedStream().toList());
+				SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	private static JdbcIdempotencyDialect dialect(DataSource dataSource, IdempotencyJdbcProperties properties) {
