@@ -42,6 +42,8 @@ final class RelayApp {
 		properties.put("spring.kafka.producer.acks", "all");
 		properties.put("spring.kafka.producer.properties.enable.idempotence", "true");
 		properties.put("idempotency.jdbc.initialize-schema", "never");
+		// The relaying application claims no keys: no dedup table to check on a fresh database.
+		properties.put("idempotency.jdbc.schema-check", "off");
 		properties.put("idempotency.jdbc.purge.enabled", "false");
 		properties.put("idempotency.outbox.enabled", "true");
 		properties.put("idempotency.outbox.table-name", OutboxEnvironment.TABLE);
