@@ -120,9 +120,7 @@ final class OutboxDispatcher {
 					continue;
 				}
 				total += round.batch.size();
-				inFlight.add(round);
-				round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
-				more = round.batch.size() >= this.options.batchSize();
+				more = track(round, inFlight, inFlightIds);
 				continue;
 			}
 			Round oldest = inFlight.poll();
@@ -156,9 +154,7 @@ final class OutboxDispatcher {
 					continue;
 				}
 				total += round.batch.size();
-				inFlight.add(round);
-				round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
-				more = round.batch.size() >= this.options.batchSize();
+				more = track(round, inFlight, inFlightIds);
 				continue;
 			}
 			complete(oldest, false);
@@ -167,6 +163,13 @@ final class OutboxDispatcher {
 				return total;
 			}
 		}
+	}
+
+	/** Puts a sent round in flight; whether its batch came back full, so that more may be due. */
+	private boolean track(Round round, Deque<Round> inFlight, Set<Long> inFlightIds) {
+		inFlight.add(round);
+		round.sentBy.keySet().forEach((message) -> inFlightIds.add(message.id()));
+		return round.batch.size() >= this.options.batchSize();
 	}
 
 	private static boolean stopping(BooleanSupplier stopRequested) {
