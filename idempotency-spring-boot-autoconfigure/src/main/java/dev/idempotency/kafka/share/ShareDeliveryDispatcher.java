@@ -93,18 +93,40 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 	@Override
 	public void onShareRecord(ConsumerRecord<Object, Object> record, @Nullable ShareAcknowledgment acknowledgment,
 			ShareConsumer<?, ?> consumer) {
+		if (this.pause == null) {
+			dispatch(record, acknowledgment, consumer);
+			return;
+		}
+		this.pause.enteredListener();
+		try {
+			dispatch(record, acknowledgment, consumer);
+		}
+		finally {
+			this.pause.leftListener();
+		}
+	}
+
+	private void dispatch(ConsumerRecord<Object, Object> record, @Nullable ShareAcknowledgment acknowledgment,
+			ShareConsumer<?, ?> consumer) {
 		ShareDecision decided = this.decidedBeforeRenewal.remove(key(record));
 		if (decided != null) {
 			settle(acknowledgment, decided);
 			return;
 		}
-		if (this.pause != null && this.pause.isPaused()) {
-			ShareDecision paused = new ShareDecision(AcknowledgeType.RELEASE, Reason.PAUSED);
-			this.events.acknowledged(this.group, paused);
-			settle(acknowledgment, paused);
-			return;
-		}
 		boolean renewed = false;
+		if (this.pause != null && this.pause.isPaused()) {
+			if (!this.policy.isLastAttempt(record)) {
+				this.pause.awaitNoConsumerPolling(this.running);
+				ShareDecision paused = new ShareDecision(AcknowledgeType.RELEASE, Reason.PAUSED);
+				this.events.acknowledged(this.group, paused);
+				settle(acknowledgment, paused);
+				return;
+			}
+			// Released now, the broker would archive a valid record: hold it until the store answers, then
+			// run it (also when the application stops meanwhile: the failure path below then releases it)
+			renewed = true;
+			waitInPlace(record, consumer, this.pause);
+		}
 		while (true) {
 			ShareLockRenewal.Renewal renewal = this.renewal.start(record, consumer, () -> this.events
 				.acknowledged(this.group, new ShareDecision(AcknowledgeType.RENEW, Reason.LONG_RUNNING)));
@@ -129,11 +151,18 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 				if (this.policy.isOutage(ex) && this.pause != null && this.policy.isLastAttempt(record)) {
 					// A release now would let the broker archive a valid record: hold it, wait for the store
 					renewed = true;
-					if (waitInPlace(record, consumer, this.pause, ex)) {
+					this.pause.circuit().open(ex);
+					if (waitInPlace(record, consumer, this.pause)) {
 						continue;
 					}
 				}
 				ShareDecision decision = decide(record, ex);
+				if (decision.reason() == Reason.OUTAGE && this.pause != null) {
+					this.pause.awaitNoConsumerPolling(this.running);
+				}
+				if (decision.type() == AcknowledgeType.RELEASE && this.policy.isLastAttempt(record)) {
+					logArchived(record);
+				}
 				this.events.acknowledged(this.group, decision);
 				if (renewed) {
 					settleRenewed(record, renewal, decision);
@@ -159,18 +188,28 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 	}
 
 	/**
-	 * Holds the record on the consumer thread, renewing its lock, until the store answers.
-	 * @return {@code true} to retry the record now; {@code false} if the wait ended without an answer
+	 * Holds the record on the consumer thread, renewing its lock, until the store answers, however
+	 * long that takes: only the application's stop ends the wait.
+	 * @return {@code true} to retry the record now; {@code false} if the application stops
 	 */
 	private boolean waitInPlace(ConsumerRecord<Object, Object> record, ShareConsumer<?, ?> consumer,
-			ShareFetchPause pause, RuntimeException failure) {
+			ShareFetchPause pause) {
 		logger.warn("Holding " + ShareFailurePolicy.describe(record) + ", its last delivery attempt, until the store"
 				+ " answers: the infrastructure failed");
-		pause.circuit().open(failure);
 		try (ShareLockRenewal.Renewal held = new ShareLockRenewal.Renewal(record, consumer, () -> this.events
 			.acknowledged(this.group, new ShareDecision(AcknowledgeType.RENEW, Reason.OUTAGE_WAIT)))) {
-			return pause.circuit().awaitRecovery(this.running, held::renewNow);
+			while (this.running.getAsBoolean()) {
+				if (pause.circuit().awaitRecovery(this.running, held::renewNow)) {
+					return true;
+				}
+			}
+			return false;
 		}
+	}
+
+	private static void logArchived(ConsumerRecord<?, ?> record) {
+		logger.error("Releasing " + ShareFailurePolicy.describe(record) + " at its last delivery attempt while the"
+				+ " application stops: the broker archives it; produce it again once the store answers");
 	}
 
 	private void invoke(ConsumerRecord<Object, Object> record, @Nullable ShareAcknowledgment acknowledgment,

@@ -2,6 +2,8 @@ package dev.idempotency.kafka.share;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import dev.idempotency.core.DeliveryListener;
@@ -10,7 +12,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.SmartApplicationListener;
+import org.springframework.kafka.event.ConsumerStartedEvent;
+import org.springframework.kafka.event.ShareConsumerStoppingEvent;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.ContainerProperties.ShareAckMode;
 import org.springframework.kafka.listener.GenericMessageListener;
@@ -26,10 +35,16 @@ import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
  * the broker's delivery-attempt limit first. Containers in {@code ShareAckMode.IMPLICIT} are left
  * alone: the broker accepts their records whatever happens ({@link ImplicitShareAckVerifier}
  * refuses {@code @Idempotent} on them).
+ * <p>
+ * It also follows the containers' consumer threads (their started and stopping events, published
+ * on the consumer thread) for the pauses, and the application context's close: a record held in
+ * place through an outage is held until the store answers or the application closes, not merely
+ * until its container stops.
  *
  * @since 0.2.0
  */
-public final class ShareListenerContainers implements SmartLifecycle {
+public final class ShareListenerContainers
+		implements SmartLifecycle, SmartApplicationListener, ApplicationContextAware {
 
 	private static final Log logger = LogFactory.getLog(ShareListenerContainers.class);
 
@@ -45,7 +60,14 @@ public final class ShareListenerContainers implements SmartLifecycle {
 
 	private final ShareDeliveryDispatcher.ShareEvents events;
 
+	private final Map<Object, ShareFetchPause> pauses = new ConcurrentHashMap<>();
+
+	private @Nullable ApplicationContext context;
+
 	private volatile boolean running;
+
+	/** Set when the application context closes, before any lifecycle stops. */
+	private volatile boolean closing;
 
 	/**
 	 * Creates the binding.
@@ -96,10 +118,13 @@ public final class ShareListenerContainers implements SmartLifecycle {
 			container.stop();
 		}
 		ShareFetchPause pause = (this.circuits != null)
-				? new ShareFetchPause(container, this.circuits.circuit(id), () -> this.running) : null;
+				? new ShareFetchPause(container, this.circuits.circuit(id), this::isActive) : null;
+		if (pause != null) {
+			this.pauses.put(container, pause);
+		}
 		String group = container.getGroupId();
 		properties.setMessageListener(new ShareDeliveryDispatcher(listener, (group != null) ? group : id, this.policy,
-				this.renewal, pause, this.events, () -> this.running && container.isRunning()));
+				this.renewal, pause, this.events, this::isActive));
 		container.setShareConsumerRecordRecoverer(new ShareDecisionRecoverer());
 		if (restart) {
 			container.start();
@@ -107,6 +132,43 @@ public final class ShareListenerContainers implements SmartLifecycle {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Share listener '" + id + "' of group '" + group + "': records are dead-lettered at delivery "
 					+ this.attempts.limit());
+		}
+	}
+
+	private boolean isActive() {
+		return this.running && !this.closing;
+	}
+
+	@Override
+	public void setApplicationContext(ApplicationContext context) {
+		this.context = context;
+	}
+
+	@Override
+	public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
+		return ContextClosedEvent.class.isAssignableFrom(eventType)
+				|| ConsumerStartedEvent.class.isAssignableFrom(eventType)
+				|| ShareConsumerStoppingEvent.class.isAssignableFrom(eventType);
+	}
+
+	@Override
+	public void onApplicationEvent(ApplicationEvent event) {
+		if (event instanceof ContextClosedEvent closed) {
+			// A child context's close reaches this context's listeners too
+			if (closed.getApplicationContext() == this.context) {
+				this.closing = true;
+			}
+			return;
+		}
+		ShareFetchPause pause = this.pauses.get(event.getSource());
+		if (pause == null) {
+			return;
+		}
+		if (event instanceof ConsumerStartedEvent) {
+			pause.consumerStarted(Thread.currentThread());
+		}
+		else {
+			pause.consumerStopping(Thread.currentThread());
 		}
 	}
 

@@ -26,6 +26,7 @@ import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.config.ShareKafkaListenerContainerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaOperations;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * Kafka share groups (KIP-932): binds every share-group container (of a
@@ -63,7 +64,7 @@ public final class IdempotencyKafkaShareAutoConfiguration {
 			ObjectProvider<FailClosedCircuits> failClosed) {
 		KafkaOperations<?, ?> operations = properties.isDeadLetter() ? kafkaOperations.getIfUnique() : null;
 		DeadLetterRecoverer deadLetters = (operations != null) ? new DeadLetterRecoverer(operations,
-				kafkaProperties.getDeadLetter().getSuffix(), () -> listeners.orderedStream().toList()) : null;
+				kafkaProperties.getDeadLetter().getSuffix(), SingletonSupplier.of(() -> listeners.orderedStream().toList())) : null;
 		return new ShareFailurePolicy(deadLetters, failClosed.getIfAvailable(), attempts::limit);
 	}
 
@@ -81,7 +82,7 @@ public final class IdempotencyKafkaShareAutoConfiguration {
 		return new ShareListenerContainers(() -> {
 			KafkaListenerEndpointRegistry endpoints = registry.getIfAvailable();
 			return (endpoints != null) ? endpoints.getAllListenerContainers() : List.of();
-		}, policy, renewal, failClosed.getIfAvailable(), attempts, () -> listeners.orderedStream().toList());
+		}, policy, renewal, failClosed.getIfAvailable(), attempts, SingletonSupplier.of(() -> listeners.orderedStream().toList()));
 	}
 
 	@Bean
