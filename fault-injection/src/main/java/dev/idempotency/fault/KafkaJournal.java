@@ -18,20 +18,28 @@ import org.springframework.kafka.listener.RecordInterceptor;
  * the container calls before the listener), and an {@code A} line for each assignment after a
  * rebalance.
  * <p>
- * A batch container (a batch listener, or a record listener switched to transaction batching)
- * hands the listener the records it could not deserialize too; a record listener never receives
- * them, so they get no {@code R} line here either. When a poll fails at one record (a
+ * With transaction batching, the record listener runs in a batch container, which hands the
+ * adapter the records it could not deserialize too; a record listener never receives them, so they
+ * get no {@code R} line here either. When a poll fails at one record (a
  * {@link BatchListenerFailedException}), the records after it in the poll reached the listener but
  * are neither settled nor dead-lettered: the error handler delivers them again. Each gets an
- * {@code N} line, so the journal can tell them from the deliveries in flight at a kill.
+ * {@code N} line, so the journal can tell them from the deliveries in flight at a kill. A batch
+ * listener's journal is as before: its failed invocation tells an outcome for every record.
  */
 final class KafkaJournal
 		implements RecordInterceptor<Object, Object>, BatchInterceptor<Object, Object>, ConsumerAwareRebalanceListener {
 
 	private final EventJournal journal;
 
-	KafkaJournal(EventJournal journal) {
+	private final boolean transactionBatching;
+
+	/**
+	 * Journals to {@code journal}.
+	 * @param transactionBatching whether the record listener runs with transaction batching
+	 */
+	KafkaJournal(EventJournal journal, boolean transactionBatching) {
 		this.journal = journal;
+		this.transactionBatching = transactionBatching;
 	}
 
 	@Override
@@ -46,7 +54,7 @@ final class KafkaJournal
 	public ConsumerRecords<Object, Object> intercept(ConsumerRecords<Object, Object> records,
 			Consumer<Object, Object> consumer) {
 		records.forEach((record) -> {
-			if (reachesTheListener(record)) {
+			if (!this.transactionBatching || reachesTheListener(record)) {
 				intercept(record, consumer);
 			}
 		});
@@ -56,7 +64,7 @@ final class KafkaJournal
 	@Override
 	public void failure(ConsumerRecords<Object, Object> records, Exception exception,
 			Consumer<Object, Object> consumer) {
-		BatchListenerFailedException failed = findFailedRecord(exception);
+		BatchListenerFailedException failed = this.transactionBatching ? findFailedRecord(exception) : null;
 		if (failed == null) {
 			return;
 		}
