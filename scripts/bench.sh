@@ -38,7 +38,10 @@
 #                                            pool and the database's default isolation (~5 min).
 #                                            Options: --db postgresql|mariadb (default postgresql) --messages N --rounds N
 #                                            --warmup N --concurrency 1,4
-#                                            --variants plain-record,hand-record,starter-record,hand-batch,starter-batch
+#                                            --variants plain-record,hand-record,starter-record,starter-record-batched,
+#                                            hand-batch,starter-batch,hand-bulk-batch,starter-bulk-batch
+#                                            --keying business-key|account (account: every variant's records partitioned
+#                                            by account, each account credited by one consumer; default business-key)
 #   scripts/bench.sh --suite filters         issue 15: duplicate filters on PostgreSQL + Redis: a replay storm (keys already
 #                                            processed, re-delivered with 10% new ones) and the normal 10%-duplicates
 #                                            workload through @Idempotent (JDBC store), filters off (none) against bloom,

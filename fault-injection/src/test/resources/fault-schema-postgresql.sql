@@ -18,7 +18,10 @@ CREATE TABLE IF NOT EXISTS fault_points_ledger (
 	credited_by VARCHAR(64) NOT NULL,
 	source_partition INT NOT NULL,
 	source_offset BIGINT NOT NULL,
-	credited_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now()
+	credited_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
+	-- The transaction that wrote the row: one order per transaction record by record, a poll's orders
+	-- with transaction batching. FaultDatabase adds it to a table created without it.
+	credited_in BIGINT NOT NULL DEFAULT txid_current()
 );
 
 CREATE INDEX IF NOT EXISTS fault_points_ledger_run_order_idx ON fault_points_ledger (run_id, order_id);

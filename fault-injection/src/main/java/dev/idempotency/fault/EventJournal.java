@@ -25,6 +25,7 @@ import org.springframework.core.NestedExceptionUtils;
  * <pre>
  * R &lt;partition&gt; &lt;offset&gt; &lt;orderId|-&gt;      a delivery reached the listener (written by the transport's hook)
  * O &lt;outcome&gt; &lt;key|-&gt; &lt;exception|-&gt;        the @Idempotent invocation ended (IdempotencyListener)
+ * N &lt;partition&gt; &lt;offset&gt; &lt;orderId&gt;        Kafka batch container: a delivery returned unsettled, after a failed record of its poll
  * D &lt;source&gt; &lt;destination&gt; &lt;exception&gt;   a delivery was dead-lettered
  * A &lt;generation&gt; &lt;partitions&gt;             Kafka: partitions assigned after a rebalance
  * C &lt;stream&gt; &lt;count&gt;                     Redis Stream: entries claimed from idle consumers
@@ -35,7 +36,9 @@ import org.springframework.core.NestedExceptionUtils;
  * </pre>
  * A Redis Stream entry's partition and offset are the sequence and the millisecond parts of its
  * record id. Each listener thread's R and O lines alternate; a SIGKILL leaves at most one R without
- * its O per thread: the delivery in flight.
+ * its O per thread: the delivery in flight. A Kafka batch container writes the R lines of a whole
+ * poll first, then an O line for each record settled and an N line for each returned; a SIGKILL
+ * leaves at most a poll in flight.
  */
 public final class EventJournal implements IdempotencyListener, StreamConsumerListener {
 
@@ -63,6 +66,11 @@ public final class EventJournal implements IdempotencyListener, StreamConsumerLi
 	/** A delivery reached the listener. */
 	void received(long partition, long offset, String orderId) {
 		write("R " + partition + " " + offset + " " + blankToDash(orderId));
+	}
+
+	/** A delivery reached the listener and was returned unsettled: it is delivered again. */
+	void returned(long partition, long offset, String orderId) {
+		write("N " + partition + " " + offset + " " + blankToDash(orderId));
 	}
 
 	@Override

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -34,8 +35,9 @@ public class FaultConsumerApplication {
 	}
 
 	@Bean
-	KafkaJournal kafkaJournal(EventJournal journal) {
-		return new KafkaJournal(journal);
+	KafkaJournal kafkaJournal(EventJournal journal,
+			@Value("${idempotency.kafka.transaction-batching.enabled:false}") boolean transactionBatching) {
+		return new KafkaJournal(journal, transactionBatching);
 	}
 
 	@Bean

@@ -38,7 +38,8 @@ public class FaultLeasedConsumerApplication {
 
 	@Bean
 	KafkaJournal kafkaJournal(EventJournal journal) {
-		return new KafkaJournal(journal);
+		// Leased mode is never batched (no transaction would undo the records before a failure).
+		return new KafkaJournal(journal, false);
 	}
 
 	@Bean

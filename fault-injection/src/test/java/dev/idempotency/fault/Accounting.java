@@ -21,7 +21,9 @@ import java.util.TreeSet;
  * was lost with the connection: outcome unknown to the application, and the redelivery a
  * duplicate).</li>
  * </ul>
- * Totals: {@code received = processed + duplicate + failed + rejected + in_progress + in flight},
+ * Totals: {@code received = processed + duplicate + failed + rejected + in_progress + returned + in flight}
+ * (returned: a Kafka batch container's deliveries after a failed record of their poll, delivered
+ * again),
  * and {@code processed + in flight that committed} is the number of unique orders.
  */
 final class Accounting {
@@ -47,6 +49,9 @@ final class Accounting {
 
 	long inFlight;
 
+	/** Deliveries returned unsettled after a failed record of their poll (Kafka batch containers). */
+	long returned;
+
 	long inFlightCommitted;
 
 	long deadLettered;
@@ -60,8 +65,9 @@ final class Accounting {
 	 * Reads and checks the journals.
 	 * @param children every incarnation of the run
 	 * @param database the ledger
-	 * @param listenerThreads how many threads of one incarnation can be inside the listener at once
-	 * (Kafka: the consumer thread; Redis Stream: the consumer thread and the claiming recovery task)
+	 * @param listenerThreads how many deliveries of one incarnation can be inside the listener at once
+	 * (Kafka: the consumer thread's record, or with transaction batching its poll; Redis Stream: the
+	 * consumer thread and the claiming recovery task)
 	 */
 	Accounting(List<ChildConsumer> children, FaultDatabase database, int listenerThreads) {
 		Map<String, Integer> creditsPerChild = database.creditsPerChild();
@@ -69,6 +75,7 @@ final class Accounting {
 			Journal journal = Journal.read(child.name(), child.journal());
 			this.journals.put(child.name(), journal);
 			this.received += journal.received.size();
+			this.returned += journal.returned.size();
 			journal.countsByOutcome().forEach((outcome, count) -> this.outcomes.merge(outcome, count, Long::sum));
 			this.deadLettered += journal.deadLetters.size();
 			this.claimed += journal.claimed();
@@ -141,10 +148,10 @@ final class Accounting {
 		return this.outcomes.getOrDefault(outcome, 0L);
 	}
 
-	/** processed + duplicate + failed + rejected + in_progress + in flight at a kill. */
+	/** processed + duplicate + failed + rejected + in_progress + returned + in flight at a kill. */
 	long accounted() {
 		return count("processed") + count("duplicate") + count("failed") + count("rejected") + count("in_progress")
-				+ this.inFlight;
+				+ this.returned + this.inFlight;
 	}
 
 	boolean closes() {
@@ -185,7 +192,8 @@ final class Accounting {
 	/** The accounting line of a report. */
 	String equation() {
 		return this.received + " = " + count("processed") + " + " + count("duplicate") + " + " + count("failed") + " + "
-				+ count("rejected") + " + " + count("in_progress") + " + " + this.inFlight + (closes() ? " ✔" : " ✘");
+				+ count("rejected") + " + " + count("in_progress") + " + " + ((this.returned > 0) ? this.returned + " + " : "")
+				+ this.inFlight + (closes() ? " ✔" : " ✘");
 	}
 
 }

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,6 +60,22 @@ final class FaultDatabase implements AutoCloseable {
 		// One at a time: two CREATE TABLE IF NOT EXISTS of a new table at once can both try to create it.
 		synchronized (SCHEMA) {
 			schema.execute(this.dataSource);
+			addTransactionColumnIfMissing();
+		}
+	}
+
+	/**
+	 * Adds {@code credited_in} to a ledger table created before it. Only if it is missing: an
+	 * {@code ALTER TABLE} waits for every open transaction on the table, and another class's
+	 * consumers may hold one open across a database outage.
+	 */
+	private void addTransactionColumnIfMissing() {
+		Integer columns = this.jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.columns "
+				+ "WHERE table_schema = current_schema() AND table_name = 'fault_points_ledger' "
+				+ "AND column_name = 'credited_in'", Integer.class);
+		if (columns == null || columns == 0) {
+			this.jdbc.execute("ALTER TABLE fault_points_ledger ADD COLUMN IF NOT EXISTS credited_in BIGINT "
+					+ "NOT NULL DEFAULT txid_current()");
 		}
 	}
 
@@ -136,6 +154,30 @@ final class FaultDatabase implements AutoCloseable {
 					credits.put(rs.getString(1), rs.getInt(2));
 				}, this.runId);
 		return credits;
+	}
+
+	/**
+	 * How many of this run's transactions credited how many orders: ledger rows grouped by the
+	 * transaction that wrote them ({@code credited_in}).
+	 * @return transactions per number of orders credited, in order of that number
+	 */
+	SortedMap<Integer, Integer> transactionsBySize() {
+		SortedMap<Integer, Integer> sizes = new TreeMap<>();
+		this.jdbc.query("SELECT orders, COUNT(*) FROM (SELECT COUNT(*) AS orders FROM fault_points_ledger "
+				+ "WHERE run_id = ? GROUP BY credited_in) AS transactions GROUP BY orders", (rs) -> {
+					sizes.put(rs.getInt(1), rs.getInt(2));
+				}, this.runId);
+		return sizes;
+	}
+
+	/**
+	 * The orders {@code child} committed in the transaction that credited {@code orderId}: that order
+	 * alone record by record, the poll's orders with transaction batching.
+	 */
+	List<String> committedWith(String orderId, String child) {
+		return this.jdbc.queryForList("SELECT order_id FROM fault_points_ledger WHERE run_id = ? AND credited_in IN "
+				+ "(SELECT credited_in FROM fault_points_ledger WHERE run_id = ? AND order_id = ? AND credited_by = ?) "
+				+ "ORDER BY id", String.class, this.runId, this.runId, orderId, child);
 	}
 
 	/** Who credited an order (the incarnations, one per ledger row). */

@@ -122,6 +122,9 @@ class FaultInjectionIntegrationTests {
 	/** Keys whose after-commit kill was verified (committed in the DB, offset not committed). */
 	private final Map<String, String> afterCommitKills = new LinkedHashMap<>();
 
+	/** The orders committed in the transaction of each after-commit kill's key (a poll's, with batching). */
+	private final Map<String, List<String>> afterCommitTransactions = new LinkedHashMap<>();
+
 	/** Keys whose transaction lost its connection at the before-commit point, and by which child. */
 	private final Map<String, String> droppedConnections = new LinkedHashMap<>();
 
@@ -197,6 +200,49 @@ class FaultInjectionIntegrationTests {
 	 */
 	protected Map<String, String> extraConsumerProperties() {
 		return Map.of();
+	}
+
+	/**
+	 * How a consumer acknowledges: slot a {@code AckMode.MANUAL_IMMEDIATE} (the interceptor
+	 * acknowledges after commit), slot b {@code AckMode.RECORD} (the container commits after the
+	 * method returned); c alternates.
+	 * @param slot the consumer's slot
+	 * @param incarnation its incarnation in the slot, from 1
+	 * @return the child's {@code fault.ack-mode}
+	 */
+	protected String ackMode(String slot, int incarnation) {
+		return switch (slot) {
+			case "a" -> "manual_immediate";
+			case "b" -> "record";
+			default -> (incarnation % 2 == 0) ? "record" : "manual_immediate";
+		};
+	}
+
+	/**
+	 * How many deliveries a killed consumer may leave without an outcome.
+	 * @return one: the record its consumer thread was in
+	 */
+	protected int deliveriesInFlightAtAKill() {
+		return 1;
+	}
+
+	/**
+	 * Whether the invocation whose connection was dropped at the before-commit point ends
+	 * {@code failed} (its commit fails in its own transaction).
+	 * @return {@code true} here
+	 */
+	protected boolean droppedConnectionFailsItsInvocation() {
+		return true;
+	}
+
+	/**
+	 * Checks how many orders each transaction credited.
+	 * @param transactionsBySize transactions per number of orders credited
+	 * @param afterCommitKills the orders committed in each transaction killed after its commit
+	 */
+	protected void verifyTransactions(Map<Integer, Integer> transactionsBySize, List<Integer> afterCommitKills) {
+		assertThat(transactionsBySize.keySet()).as("orders credited per transaction, record by record").containsOnly(1);
+		assertThat(afterCommitKills).as("orders per transaction killed after commit").containsOnly(1);
 	}
 
 	/**
@@ -311,13 +357,7 @@ class FaultInjectionIntegrationTests {
 	private ChildConsumer restart(String slot) {
 		int incarnation = this.incarnations.merge(slot, 1, Integer::sum);
 		String name = slot + incarnation;
-		// Slot a runs AckMode.MANUAL_IMMEDIATE (the interceptor acknowledges after commit), slot b
-		// AckMode.RECORD (the container commits after the method returned); c alternates.
-		String ackMode = switch (slot) {
-			case "a" -> "manual_immediate";
-			case "b" -> "record";
-			default -> (incarnation % 2 == 0) ? "record" : "manual_immediate";
-		};
+		String ackMode = ackMode(slot, incarnation);
 		Map<String, String> properties = new LinkedHashMap<>(
 				this.cluster.consumerProperties(this.topic, this.group, applicationName(name)));
 		properties.putAll(extraConsumerProperties());
@@ -359,6 +399,7 @@ class FaultInjectionIntegrationTests {
 					partition)
 				.satisfiesAnyOf((c) -> assertThat(c).isNull(), (c) -> assertThat(c).isLessThanOrEqualTo(offset));
 			this.afterCommitKills.put(key, child.name());
+			this.afterCommitTransactions.put(key, this.cluster.database().committedWith(key, child.name()));
 		}
 		else {
 			assertThat(this.cluster.database().creditedBy(key)).as("%s at before-commit: %s is not committed", child, key).isEmpty();
@@ -436,9 +477,10 @@ class FaultInjectionIntegrationTests {
 		deadLetters.forEach((record) -> deadLettersByKey.merge(String.valueOf(record.key()), 1, Integer::sum));
 
 		// Journals: accounting.
-		Accounting accounting = new Accounting(this.children, this.cluster.database(), 1);
+		Accounting accounting = new Accounting(this.children, this.cluster.database(), deliveriesInFlightAtAKill());
 		long received = accounting.received;
 		long inFlight = accounting.inFlight;
+		long returned = accounting.returned;
 		long inFlightCommitted = accounting.inFlightCommitted;
 		long deadLettered = accounting.deadLettered;
 		Set<String> generations = accounting.generations;
@@ -449,19 +491,22 @@ class FaultInjectionIntegrationTests {
 		long rejected = accounting.count("rejected");
 		long inProgress = accounting.count("in_progress");
 
-		// Each verified after-commit kill came back as a duplicate; each dropped connection failed.
+		// Each order of a verified after-commit kill's transaction came back as a duplicate; each
+		// dropped connection failed.
 		for (Map.Entry<String, String> kill : this.afterCommitKills.entrySet()) {
-			// A redelivery whose incarnation a later kill took before its outcome line came back too.
-			if (!accounting.duplicateElsewhere(kill.getKey(), kill.getValue())
-					&& !accounting.inFlightAtKillElsewhere(kill.getKey(), kill.getValue())) {
-				problems.add(kill.getKey() + " (killed after commit in " + kill.getValue()
-						+ ") never came back as a duplicate");
+			for (String order : this.afterCommitTransactions.get(kill.getKey())) {
+				// A redelivery whose incarnation a later kill took before its outcome line came back too.
+				if (!accounting.duplicateElsewhere(order, kill.getValue())
+						&& !accounting.inFlightAtKillElsewhere(order, kill.getValue())) {
+					problems.add(order + " (committed with " + kill.getKey() + ", killed after commit in "
+							+ kill.getValue() + ") never came back as a duplicate");
+				}
 			}
 		}
 		for (Map.Entry<String, String> drop : this.droppedConnections.entrySet()) {
 			boolean failedThere = accounting.journals.get(drop.getValue()).outcomes.stream()
 				.anyMatch((o) -> o.outcome().equals("failed") && o.key().equals(drop.getKey()));
-			if (!failedThere) {
+			if (droppedConnectionFailsItsInvocation() && !failedThere) {
 				problems.add(drop.getKey() + ": the commit without a connection in " + drop.getValue()
 						+ " did not end as failed");
 			}
@@ -470,9 +515,10 @@ class FaultInjectionIntegrationTests {
 		int totalKills = this.done.getOrDefault(Fault.KILL_BEFORE_COMMIT, 0)
 				+ this.done.getOrDefault(Fault.KILL_AFTER_COMMIT, 0) + this.done.getOrDefault(Fault.KILL_RANDOM, 0);
 		int uniqueOrders = this.book.uniqueOrders();
+		Map<Integer, Integer> transactionsBySize = this.cluster.database().transactionsBySize();
 		report(duration, uniqueOrders, totalKills, received, processed, duplicate, failed, rejected,
-				inProgress, inFlight, inFlightCommitted, deadLettered, deadLetters.size(), deadLettersByKey, generations,
-				doubles, missing, problems);
+				inProgress, returned, inFlight, inFlightCommitted, deadLettered, deadLetters.size(), deadLettersByKey,
+				generations, transactionsBySize, doubles, missing, problems);
 
 		assertThat(doubles).as("orders credited more than once").isEmpty();
 		assertThat(missing).as("orders never credited (lost)").isEmpty();
@@ -483,8 +529,9 @@ class FaultInjectionIntegrationTests {
 			.isEqualTo(this.poisonKeys);
 		assertThat(this.cluster.caughtUp(this.group, this.topic, PARTITIONS)).as("committed offsets at the end").isTrue();
 		assertThat(problems).as("journal checks").isEmpty();
-		assertThat(received).as("received = processed + duplicate + failed + rejected + in_progress + in flight at kills")
-			.isEqualTo(processed + duplicate + failed + rejected + inProgress + inFlight);
+		assertThat(received)
+			.as("received = processed + duplicate + failed + rejected + in_progress + returned + in flight at kills")
+			.isEqualTo(processed + duplicate + failed + rejected + inProgress + returned + inFlight);
 		assertThat(processed + inFlightCommitted).as("processed + committed in flight = unique orders")
 			.isEqualTo(uniqueOrders);
 		// A delivery in flight at a kill and not committed is journaled as in flight, not as the
@@ -494,16 +541,24 @@ class FaultInjectionIntegrationTests {
 			.isGreaterThanOrEqualTo(this.duplicatesInjected + this.afterCommitKills.size() - (inFlight - inFlightCommitted));
 		assertThat(rejected).as("rejected >= poison without a key").isGreaterThanOrEqualTo(this.poisonPerKind);
 		assertThat(failed).as("failed >= attempts of negative-points poison + dropped connections")
-			.isGreaterThanOrEqualTo(5L * this.poisonPerKind + this.droppedConnections.size());
+			.isGreaterThanOrEqualTo(5L * this.poisonPerKind
+					+ (droppedConnectionFailsItsInvocation() ? this.droppedConnections.size() : 0));
 		assertThat(totalKills).as("kills").isGreaterThanOrEqualTo(this.kills);
+		verifyTransactions(transactionsBySize, afterCommitKillSizes());
+	}
+
+	private List<Integer> afterCommitKillSizes() {
+		return this.afterCommitTransactions.values().stream().map(List::size).toList();
 	}
 
 	private void report(Duration duration, int uniqueOrders, int totalKills, long received, long processed,
-			long duplicate, long failed, long rejected, long inProgress, long inFlight, long inFlightCommitted,
+			long duplicate, long failed, long rejected, long inProgress, long returned, long inFlight,
+			long inFlightCommitted,
 			long deadLettered, int deadLetterRecords, Map<String, Integer> deadLettersByKey, Set<String> generations,
+			Map<Integer, Integer> transactionsBySize,
 			Map<String, Integer> doubles, Set<String> missing, List<String> problems) {
 		boolean passed = doubles.isEmpty() && missing.isEmpty() && problems.isEmpty()
-				&& received == processed + duplicate + failed + rejected + inProgress + inFlight
+				&& received == processed + duplicate + failed + rejected + inProgress + returned + inFlight
 				&& processed + inFlightCommitted == uniqueOrders && deadLettersByKey.keySet().equals(this.poisonKeys);
 		FaultReport report = new FaultReport(
 				"Fault-injection run " + this.cluster.runId() + " (" + (this.soak ? "soak" : "short") + " mode)");
@@ -527,9 +582,15 @@ class FaultInjectionIntegrationTests {
 		report.row("received (deliveries reaching the listener)", String.valueOf(received));
 		report.row("processed / duplicate / failed / rejected / in_progress",
 				processed + " / " + duplicate + " / " + failed + " / " + rejected + " / " + inProgress);
+		if (returned > 0) {
+			report.row("returned after a failed record of their poll (delivered again)", String.valueOf(returned));
+		}
+		report.row("transactions by orders credited", transactionsBySize.toString());
+		report.row("orders committed in each transaction killed after commit", afterCommitKillSizes().toString());
 		report.row("in flight at a kill", inFlight + " (" + inFlightCommitted + " of them committed before the kill)");
 		report.row("accounting", received + " = " + processed + " + " + duplicate + " + " + failed + " + " + rejected
-				+ " + " + inProgress + " + " + inFlight + ((received == processed + duplicate + failed + rejected + inProgress + inFlight) ? " ✔" : " ✘"));
+				+ " + " + inProgress + " + " + ((returned > 0) ? returned + " + " : "") + inFlight
+				+ ((received == processed + duplicate + failed + rejected + inProgress + returned + inFlight) ? " ✔" : " ✘"));
 		report.row("credited exactly once", (uniqueOrders - doubles.size() - missing.size()) + " of " + uniqueOrders
 				+ " (doubles: " + doubles.size() + ", missing: " + missing.size() + ")");
 		report.row("dead-letter topic", deadLetterRecords + " records for " + deadLettersByKey.size() + " poison keys; "

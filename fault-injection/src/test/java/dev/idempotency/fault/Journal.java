@@ -36,6 +36,9 @@ final class Journal {
 
 	final List<Outcome> outcomes = new ArrayList<>();
 
+	/** Kafka batch container: deliveries returned unsettled after a failed record of their poll. */
+	final List<Received> returned = new ArrayList<>();
+
 	final List<String> deadLetters = new ArrayList<>();
 
 	/** Leased mode: a reconciler's decisions ({@code V} lines). */
@@ -76,6 +79,8 @@ final class Journal {
 				case "R" -> journal.received.add(new Received(Integer.parseInt(words[1]), Long.parseLong(words[2]),
 						words[3]));
 				case "O" -> journal.outcomes.add(new Outcome(words[1], words[2], words[3]));
+				case "N" -> journal.returned.add(new Received(Integer.parseInt(words[1]), Long.parseLong(words[2]),
+						words[3]));
 				case "D" -> journal.deadLetters.add(words[3]);
 				case "A" -> journal.assignments.add(words[1] + ":" + words[2]);
 				case "C" -> journal.claims.add(Integer.parseInt(words[2]));
@@ -96,19 +101,24 @@ final class Journal {
 		return this.outcomes.stream().filter((o) -> o.outcome().equals(outcome)).count();
 	}
 
-	/** Deliveries received without an outcome: in flight when the incarnation was killed. */
+	/**
+	 * Deliveries received without an outcome and not returned: in flight when the incarnation was
+	 * killed.
+	 */
 	int inFlight() {
-		return this.received.size() - this.outcomes.size();
+		return this.received.size() - this.outcomes.size() - this.returned.size();
 	}
 
 	/**
-	 * The deliveries without an outcome (in flight at the kill), matched by key: one per listener
-	 * thread at most. Each is the last delivery of its order.
+	 * The deliveries without an outcome that were not returned (in flight at the kill), matched by
+	 * key: one per listener thread at most (a poll's records with transaction batching). Each is the
+	 * last delivery of its order.
 	 */
 	List<Received> unfinished() {
 		Map<String, Integer> open = new HashMap<>();
 		this.received.forEach((delivery) -> open.merge(delivery.orderId(), 1, Integer::sum));
 		this.outcomes.forEach((outcome) -> open.merge(outcome.key(), -1, Integer::sum));
+		this.returned.forEach((delivery) -> open.merge(delivery.orderId(), -1, Integer::sum));
 		List<Received> unfinished = new ArrayList<>();
 		for (int i = this.received.size() - 1; i >= 0; i--) {
 			Received delivery = this.received.get(i);

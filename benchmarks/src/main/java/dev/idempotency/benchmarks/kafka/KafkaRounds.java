@@ -27,12 +27,22 @@ final class KafkaRounds implements AutoCloseable {
 
 	private final int messages;
 
+	private final boolean byAccount;
+
 	private final KafkaRig kafka;
 
 	private final RunTables tables;
 
-	KafkaRounds(int messages, Database database) {
+	/**
+	 * Starts the broker and opens the tables.
+	 * @param messages records per round
+	 * @param database the database under test
+	 * @param byAccount whether the records are partitioned by account (each account credited by one
+	 * consumer) rather than by their key
+	 */
+	KafkaRounds(int messages, Database database, boolean byAccount) {
 		this.messages = messages;
+		this.byAccount = byAccount;
 		this.kafka = new KafkaRig(PARTITIONS, Map.of());
 		this.tables = new RunTables(database);
 	}
@@ -48,7 +58,7 @@ final class KafkaRounds implements AutoCloseable {
 		this.tables.reset();
 		MessageStream source = new MessageStream(this.runId + "-" + variant.name() + "-c" + variant.concurrency()
 				+ "-r" + round, LedgerTables.ACCOUNTS);
-		this.kafka.produce(variant.topic(), source, this.messages);
+		this.kafka.produce(variant.topic(), source, this.messages, this.byAccount);
 		Map<TopicPartition, Long> end = this.kafka.endOffsets(variant.topic());
 		// Timed: from resuming the container until the group has committed every record.
 		TimedRound timed = TimedRound.run(variant.consumerThreadPrefix(), this.messages, 10, variant::resume,

@@ -1,5 +1,6 @@
 package dev.idempotency.benchmarks.support;
 
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -13,13 +14,14 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Utils;
 
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * The Kafka side of a Kafka suite's run: an in-process KRaft broker (one), an admin client and a
  * producer; creates the variants' topics and fills them with a round's records (key = the message's
- * key, value {@code account:amount}).
+ * key, value {@code account:amount}), partitioned by that key or, on request, by the account.
  */
 public final class KafkaRig implements AutoCloseable {
 
@@ -61,12 +63,29 @@ public final class KafkaRig implements AutoCloseable {
 
 	/** Sends the next {@code messages} of {@code source} to {@code topic} and waits until all are written. */
 	public void produce(String topic, MessageStream source, int messages) {
+		produce(topic, source, messages, false);
+	}
+
+	/**
+	 * Sends the next {@code messages} of {@code source} to {@code topic} and waits until all are
+	 * written.
+	 * @param byAccount whether each record goes to the partition its account would be sent to as its
+	 * key (the default partitioner's choice for that key), so that each account is credited from one
+	 * partition, by one consumer; otherwise the partition follows the record's key, the business key
+	 */
+	public void produce(String topic, MessageStream source, int messages, boolean byAccount) {
 		for (int i = 0; i < messages; i++) {
 			Message message = source.next();
-			this.producer.send(new ProducerRecord<>(topic, message.getKey(),
+			Integer partition = byAccount ? partitionOf(Integer.toString(message.getAccount())) : null;
+			this.producer.send(new ProducerRecord<>(topic, partition, message.getKey(),
 					message.getAccount() + ":" + message.getAmount()));
 		}
 		this.producer.flush();
+	}
+
+	/** The partition Kafka's default partitioner picks for a record with this key. */
+	private int partitionOf(String key) {
+		return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % this.partitions;
 	}
 
 	/** The end offset of each partition of {@code topic}. */
