@@ -2,11 +2,8 @@ package dev.idempotency.redis.stream;
 
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +18,7 @@ import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.redis.stream.StreamTestSupport.Order;
 import dev.idempotency.testsupport.TcpProxy;
+import dev.idempotency.testsupport.TransactionsSeen;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -276,13 +274,11 @@ abstract class AbstractRedisStreamTransactionBatchingIntegrationTests {
 
 		private final JdbcTemplate jdbc;
 
-		private final DataSource dataSource;
-
 		private final StringRedisTemplate redis;
 
 		private final String run;
 
-		private final Map<String, List<Object>> transactions = new ConcurrentHashMap<>();
+		private final TransactionsSeen transactions;
 
 		private final Map<String, Boolean> pendingAtCommit = new ConcurrentHashMap<>();
 
@@ -292,7 +288,7 @@ abstract class AbstractRedisStreamTransactionBatchingIntegrationTests {
 
 		BatchedListeners(JdbcTemplate jdbc, DataSource dataSource, StringRedisTemplate redis, String run) {
 			this.jdbc = jdbc;
-			this.dataSource = dataSource;
+			this.transactions = new TransactionsSeen(dataSource);
 			this.redis = redis;
 			this.run = run;
 		}
@@ -301,14 +297,12 @@ abstract class AbstractRedisStreamTransactionBatchingIntegrationTests {
 
 		/** Calls of a listener's method that got as far as its write. */
 		public int calls(String listener) {
-			return this.transactions.getOrDefault(listener, List.of()).size();
+			return this.transactions.calls(listener);
 		}
 
-		/** Distinct transactions a listener's method wrote in (each binds a connection holder of its own). */
+		/** Distinct transactions a listener's method wrote in. */
 		public int transactions(String listener) {
-			Set<Object> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
-			distinct.addAll(this.transactions.getOrDefault(listener, List.of()));
-			return distinct.size();
+			return this.transactions.transactions(listener);
 		}
 
 		/** Whether each entry of the flow listener was still pending when its transaction committed. */
@@ -374,8 +368,7 @@ abstract class AbstractRedisStreamTransactionBatchingIntegrationTests {
 		}
 
 		private void apply(String listener, Order order) {
-			Object transaction = TransactionSynchronizationManager.getResource(this.dataSource);
-			this.transactions.computeIfAbsent(listener, (id) -> new CopyOnWriteArrayList<>()).add(transaction);
+			this.transactions.record(listener);
 			this.jdbc.update("INSERT INTO rs_tb_ledger_" + this.run + " (order_id) VALUES (?)", order.orderId());
 		}
 

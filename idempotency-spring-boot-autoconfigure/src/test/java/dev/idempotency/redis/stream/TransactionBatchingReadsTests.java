@@ -4,11 +4,8 @@ import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 
 import dev.idempotency.annotation.Idempotent;
@@ -21,6 +18,7 @@ import dev.idempotency.support.IdempotencyDefaults;
 import dev.idempotency.support.IdempotencyInterceptor;
 import dev.idempotency.support.IdempotentAdvisor;
 import dev.idempotency.support.InMemoryIdempotencyStore;
+import dev.idempotency.testsupport.TransactionsSeen;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -70,7 +68,7 @@ class TransactionBatchingReadsTests {
 		this.jdbc = new JdbcTemplate(this.dataSource);
 		this.jdbc.execute("create table ledger (order_id varchar(64) not null)");
 		this.orders.jdbc = this.jdbc;
-		this.orders.dataSource = this.dataSource;
+		this.orders.transactions = new TransactionsSeen(this.dataSource);
 	}
 
 	@AfterEach
@@ -86,7 +84,7 @@ class TransactionBatchingReadsTests {
 		List<RecordId> told = new ArrayList<>();
 		assertThat(reads.deliver(entries, this.acks, (entry) -> told.add(entry.getId()))).isEqualTo(4);
 		assertThat(this.orders.applied).as("in stream order, the duplicate once").containsExactly("o-1", "o-2", "o-3");
-		assertThat(this.orders.transactions()).as("transactions").isOne();
+		assertThat(this.orders.transactions.transactions("orders")).as("transactions").isOne();
 		assertThat(ledger()).isEqualTo(3);
 		assertThat(this.acks.ids).as("every entry, the duplicate included").containsExactlyElementsOf(ids(entries));
 		assertThat(this.acks.inTransaction).as("recorded while a transaction was active").containsOnly(false);
@@ -214,11 +212,9 @@ class TransactionBatchingReadsTests {
 
 		final List<String> deliveries = new ArrayList<>();
 
-		final List<Object> transactionResources = new ArrayList<>();
-
 		JdbcTemplate jdbc;
 
-		DriverManagerDataSource dataSource;
+		TransactionsSeen transactions;
 
 		@Idempotent(key = "#payload")
 		public void onOrder(String payload) {
@@ -228,7 +224,7 @@ class TransactionBatchingReadsTests {
 			}
 			DeliveryContext delivery = DeliveryContextHolder.current();
 			this.deliveries.add(String.valueOf((delivery != null) ? delivery.variables().get("recordId") : null));
-			this.transactionResources.add(TransactionSynchronizationManager.getResource(this.dataSource));
+			this.transactions.record("orders");
 			this.jdbc.update("insert into ledger (order_id) values (?)", payload);
 		}
 
@@ -238,12 +234,6 @@ class TransactionBatchingReadsTests {
 		}
 
 		public void plain(String payload) {
-		}
-
-		int transactions() {
-			Set<Object> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
-			distinct.addAll(this.transactionResources);
-			return distinct.size();
 		}
 
 	}
