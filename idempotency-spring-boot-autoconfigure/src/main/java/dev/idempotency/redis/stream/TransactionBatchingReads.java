@@ -3,6 +3,7 @@ package dev.idempotency.redis.stream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.function.Consumer;
 
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.core.DeliveryContextHolder;
@@ -126,7 +127,7 @@ final class TransactionBatchingReads {
 	 * to be intercepted), 0 when they are to be delivered one by one
 	 */
 	int deliver(List<MapRecord<String, String, String>> entries, StreamAcks acks,
-			java.util.function.Consumer<MapRecord<String, String, String>> onEntry) {
+			Consumer<MapRecord<String, String, String>> onEntry) {
 		if (!this.batching || entries.size() < 2) {
 			return 0;
 		}
@@ -146,13 +147,13 @@ final class TransactionBatchingReads {
 				onEntry.accept(entry);
 				int seen = batch.seen();
 				Throwable failed = collect(entry, argument);
-				if (batch.seen() == seen) {
-					return ranOnItsOwn(i, entry, failed, acks);
-				}
 				if (failed != null) {
 					// Failed in the interceptor's set-up: one by one, where it is handled.
 					logRefusal("entry " + entry.getId() + " could not be passed to the method: " + failed);
 					return 0;
+				}
+				if (batch.seen() == seen) {
+					return ranOnItsOwn(i, entry, acks);
 				}
 			}
 		}
@@ -200,21 +201,17 @@ final class TransactionBatchingReads {
 	}
 
 	/**
-	 * A call that did not reach the batch ran the method on its own: batching stops for this
-	 * listener. The first entry is then settled as the entry-by-entry path would settle it when it
-	 * succeeded; when it failed it is delivered again one by one.
+	 * A call that returned without reaching the batch ran the method on its own: batching stops for
+	 * this listener. The first entry is then settled as the entry-by-entry path settles an entry whose
+	 * method returned; a later one cannot be, since the calls before it were only collected.
 	 */
-	private int ranOnItsOwn(int index, MapRecord<String, String, String> entry, @Nullable Throwable failed,
-			StreamAcks acks) {
+	private int ranOnItsOwn(int index, MapRecord<String, String, String> entry, StreamAcks acks) {
 		this.batching = false;
 		logger.warn("Listener " + this.listenerId + " runs entry by entry from now on: its method ran without the "
 				+ "@Idempotent interceptor collecting it");
 		if (index > 0) {
 			throw new IllegalStateException("Listener " + this.listenerId + " ran entry " + entry.getId()
 					+ " on its own after collecting the entries of its read before it");
-		}
-		if (failed != null) {
-			return 0;
 		}
 		acks.acknowledge(entry.getId());
 		return 1;

@@ -24,6 +24,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.stream.MapRecord;
@@ -38,6 +40,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.withSettings;
 
 /**
  * Tests for {@link TransactionBatchingReads}: a listener bean proxied by the {@link IdempotentAdvisor},
@@ -133,6 +138,24 @@ class TransactionBatchingReadsTests {
 		assertThat(reads.deliver(entries("o-1"), this.acks, (entry) -> {
 		})).isZero();
 		assertThat(this.orders.applied).isEmpty();
+	}
+
+	@Test
+	void callThatRanWithoutTheInterceptorSettlesItsEntryAloneAndStopsBatchingForTheListener() {
+		// Advised by the interceptor in name only: the call runs (here: does nothing) without reaching a batch.
+		Orders notIntercepted = mock(Orders.class, withSettings().extraInterfaces(Advised.class));
+		given(((Advised) notIntercepted).getAdvisors())
+			.willReturn(new Advisor[] { new IdempotentAdvisor(() -> mock(IdempotencyInterceptor.class), 0) });
+		TransactionBatchingReads reads = TransactionBatchingReads.of(BINDING, endpoint(notIntercepted, "onOrder"),
+				arguments("onOrder"));
+		assertThat(reads).isNotNull();
+		List<MapRecord<String, String, String>> entries = entries("o-1", "o-2");
+		assertThat(reads.deliver(entries, this.acks, (entry) -> {
+		})).as("the first entry, which ran").isOne();
+		assertThat(this.acks.ids).containsExactly(entries.get(0).getId());
+		assertThat(reads.deliver(entries("o-3", "o-4"), this.acks, (entry) -> {
+		})).as("entry by entry from now on").isZero();
+		assertThat(this.acks.ids).hasSize(1);
 	}
 
 	@Test
