@@ -18,10 +18,11 @@
 #
 # End-to-end harnesses (not JMH; each prints a Markdown report and writes it under benchmarks/target/bench-results):
 #   scripts/bench.sh --suite streams         issue 4: Redis Stream msgs/s through @RedisStreamListener + @Idempotent
-#                                            (JDBC store; redis-atomic) against hand-written XREADGROUP loops, with
-#                                            1 and 4 consumers, on PostgreSQL or MariaDB (~5 min). Options: --db postgresql|mariadb
+#                                            (JDBC store, also with transaction batching: one transaction per read;
+#                                            redis-atomic) against hand-written XREADGROUP loops, with
+#                                            1 and 4 consumers, on PostgreSQL or MariaDB (~6 min). Options: --db postgresql|mariadb
 #                                            --messages N --rounds N --warmup N --concurrency 1,4 --batch N
-#                                            --variants hand-plain,hand-ideal,starter-jdbc,starter-redis
+#                                            --variants hand-plain,hand-ideal,starter-jdbc,starter-jdbc-batched,starter-redis
 #                                            --pool boot-default|tuned (default: Spring Boot's pool; tuned: consumers + 2)
 #   scripts/bench.sh --suite outbox          issue 5: outbox relay rows/s (1 and 2 relays) on PostgreSQL or MariaDB to an
 #                                            in-process Kafka broker against plain KafkaTemplate sends, and commit-to-ack

@@ -11,8 +11,9 @@ import org.springframework.kafka.listener.adapter.BatchMessagingMessageListenerA
  * mode its {@link TransactionBatchingAdapter}, which calls the record-style method once per record
  * in one transaction per poll. Fails start-up for what batching cannot keep correct: Kafka
  * transactions (the container's transaction would have to commit the offsets of records the
- * record-by-record fallback has not run) and manual acknowledgement (one acknowledgement handle for
- * the whole poll).
+ * record-by-record fallback has not run), manual acknowledgement (one acknowledgement handle for
+ * the whole poll) and the {@code RECORD} ack mode (which spring-kafka refuses for a batch listener
+ * anyway, with a message that does not name batching).
  *
  * @since 0.2.0
  */
@@ -39,6 +40,11 @@ public class TransactionBatchingContainers
 		if (ackMode == AckMode.MANUAL || ackMode == AckMode.MANUAL_IMMEDIATE) {
 			throw new IllegalStateException("Listener " + listener + ": transaction batching is not available with "
 					+ "ack-mode " + ackMode + " (one acknowledgement would cover the whole poll); " + OPT_OUT);
+		}
+		if (ackMode == AckMode.RECORD) {
+			throw new IllegalStateException("Listener " + listener + ": transaction batching is not available with "
+					+ "ack-mode RECORD (a batched poll commits its offsets once, after the poll); keep "
+					+ "spring.kafka.listener.ack-mode=batch (the default), or " + OPT_OUT);
 		}
 		if (!(properties.getMessageListener() instanceof BatchMessagingMessageListenerAdapter adapter)) {
 			throw new IllegalStateException("Listener " + listener + ": transaction batching needs spring-kafka's "

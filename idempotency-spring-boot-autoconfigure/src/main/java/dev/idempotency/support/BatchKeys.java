@@ -1,16 +1,13 @@
 package dev.idempotency.support;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyOutcome;
-import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.IdempotentBatchFailedException;
 import dev.idempotency.core.InvalidIdempotencyKeyException;
 import dev.idempotency.core.KeyResolver;
@@ -35,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.2.0
  */
-final class BatchKeys implements InvocationKeys {
+final class BatchKeys extends ManyKeys {
 
 	private final MethodInvocation call;
 
@@ -127,12 +124,6 @@ final class BatchKeys implements InvocationKeys {
 		return new Resolved(keys, null);
 	}
 
-	@Override
-	public List<ClaimResult> claim(IdempotencyStore store, List<IdempotencyKey> keys, Duration lease,
-			Duration retention) {
-		return store.claimAll(keys, lease, retention);
-	}
-
 	/** Calls the method with the messages claimed now, in their order in the batch. */
 	@Override
 	public @Nullable Object proceed(InvocationClaims claims) throws Throwable {
@@ -151,12 +142,6 @@ final class BatchKeys implements InvocationKeys {
 			throw new IdempotentBatchFailedException("@Idempotent batch listener " + this.method.fallbackNamespace()
 					+ " failed; its batch of " + messages + " messages was rolled back as a whole", ex);
 		}
-	}
-
-	/** A completing acknowledger completes one claim; a batch's claims are completed one by one. */
-	@Override
-	public boolean completesInOneStep() {
-		return false;
 	}
 
 }

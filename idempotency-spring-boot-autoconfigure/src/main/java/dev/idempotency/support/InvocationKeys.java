@@ -15,12 +15,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * What one call of an {@code @Idempotent} method claims, and how the method is called once it is
  * claimed: the key of its one message ({@link SingleKey}), or one key per message of a batch
- * ({@link BatchKeys}). This is all that differs between the two; an {@link IdempotentInvocation}
- * runs both the same way.
+ * ({@link ManyKeys}: {@link BatchKeys}, {@link TransactionBatchKeys}). This is all that differs
+ * between them; an {@link IdempotentInvocation} runs them all the same way.
  *
  * @since 0.2.0
  */
-sealed interface InvocationKeys permits SingleKey, BatchKeys, TransactionBatchKeys {
+sealed interface InvocationKeys permits SingleKey, ManyKeys {
 
 	/**
 	 * The keys of one call.

@@ -1,15 +1,12 @@
 package dev.idempotency.support;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.idempotency.core.ClaimResult;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.IdempotencyKey;
 import dev.idempotency.core.IdempotencyOutcome;
-import dev.idempotency.core.IdempotencyStore;
 import dev.idempotency.core.KeyResolver;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.2.0
  */
-final class TransactionBatchKeys implements InvocationKeys {
+final class TransactionBatchKeys extends ManyKeys {
 
 	private final List<TransactionBatch.Call> calls;
 
@@ -36,12 +33,6 @@ final class TransactionBatchKeys implements InvocationKeys {
 			keys.add(call.key());
 		}
 		return new Resolved(keys, null);
-	}
-
-	@Override
-	public List<ClaimResult> claim(IdempotencyStore store, List<IdempotencyKey> keys, Duration lease,
-			Duration retention) {
-		return store.claimAll(keys, lease, retention);
 	}
 
 	/** Runs the calls claimed now, in order; the delivery bound before is bound again after. */
@@ -70,12 +61,6 @@ final class TransactionBatchKeys implements InvocationKeys {
 		else {
 			DeliveryContextHolder.clear();
 		}
-	}
-
-	/** A completing acknowledger completes one claim; a batch's claims are completed one by one. */
-	@Override
-	public boolean completesInOneStep() {
-		return false;
 	}
 
 }

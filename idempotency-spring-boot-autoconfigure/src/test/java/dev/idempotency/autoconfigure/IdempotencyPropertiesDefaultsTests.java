@@ -311,6 +311,11 @@ class IdempotencyPropertiesDefaultsTests {
 	}
 
 	@Test
+	void redisStreamTransactionBatchingIsOff() {
+		assertThat(this.redisStream.getTransactionBatching().isEnabled()).isFalse();
+	}
+
+	@Test
 	void bindingAnEmptyEnvironmentKeepsTheKafkaDefaults() {
 		assertThat(Binder.get(new MockEnvironment()).bindOrCreate("idempotency.kafka", IdempotencyKafkaProperties.class))
 			.usingRecursiveComparison()

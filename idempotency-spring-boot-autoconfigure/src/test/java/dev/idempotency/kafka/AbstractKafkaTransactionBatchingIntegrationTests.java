@@ -2,11 +2,8 @@ package dev.idempotency.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,6 +13,7 @@ import javax.sql.DataSource;
 import dev.idempotency.annotation.Idempotent;
 import dev.idempotency.metrics.IdempotencyMeters;
 import dev.idempotency.testsupport.TestKafkaBrokers;
+import dev.idempotency.testsupport.TransactionsSeen;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.admin.AdminClient;
@@ -248,9 +246,7 @@ abstract class AbstractKafkaTransactionBatchingIntegrationTests {
 
 		private final JdbcTemplate jdbc;
 
-		private final DataSource dataSource;
-
-		private final Map<String, List<Object>> transactions = new java.util.concurrent.ConcurrentHashMap<>();
+		private final TransactionsSeen transactions;
 
 		private final AtomicInteger poisonCalls = new AtomicInteger();
 
@@ -258,7 +254,7 @@ abstract class AbstractKafkaTransactionBatchingIntegrationTests {
 
 		BatchedListeners(JdbcTemplate jdbc, DataSource dataSource) {
 			this.jdbc = jdbc;
-			this.dataSource = dataSource;
+			this.transactions = new TransactionsSeen(dataSource);
 		}
 
 		/** Calls of the method with the poison record (methods, since the bean is a proxy). */
@@ -273,14 +269,12 @@ abstract class AbstractKafkaTransactionBatchingIntegrationTests {
 
 		/** Calls of a listener's method. */
 		public int calls(String listener) {
-			return this.transactions.getOrDefault(listener, List.of()).size();
+			return this.transactions.calls(listener);
 		}
 
-		/** Distinct transactions a listener's method ran in (a transaction binds a connection holder of its own). */
+		/** Distinct transactions a listener's method ran in. */
 		public int transactions(String listener) {
-			Set<Object> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
-			distinct.addAll(this.transactions.getOrDefault(listener, List.of()));
-			return distinct.size();
+			return this.transactions.transactions(listener);
 		}
 
 		@KafkaListener(id = "tb-flow", topics = "tb-flow", groupId = "tb-flow", autoStartup = "false")
@@ -316,8 +310,7 @@ abstract class AbstractKafkaTransactionBatchingIntegrationTests {
 		}
 
 		private void credit(String listener, String payload) {
-			Object transaction = TransactionSynchronizationManager.getResource(this.dataSource);
-			this.transactions.computeIfAbsent(listener, (id) -> new CopyOnWriteArrayList<>()).add(transaction);
+			this.transactions.record(listener);
 			String[] parts = payload.split(":");
 			this.jdbc.update("INSERT INTO tb_ledger (order_id, points) VALUES (?, ?)", parts[0],
 					Integer.parseInt(parts[1]));

@@ -12,7 +12,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The starter: a Spring Boot application with a {@code @RedisStreamListener @Idempotent} method
- * (everything auto-configured), whose listener registry is started and stopped per round.
+ * (everything auto-configured), whose listener registry is started and stopped per round; with
+ * transaction batching, the entries of each read run in one transaction.
  */
 final class StarterStreamConsumer extends StreamConsumer {
 
@@ -20,8 +21,8 @@ final class StarterStreamConsumer extends StreamConsumer {
 
 	private final RedisStreamListenerRegistry registry;
 
-	StarterStreamConsumer(String name, String stream, String group, int concurrency, String storeType, String runId,
-			int batch, PoolSettings pool, Database database) {
+	StarterStreamConsumer(String name, String stream, String group, int concurrency, String storeType,
+			boolean transactionBatching, String runId, int batch, PoolSettings pool, Database database) {
 		super(name, stream, group, true);
 		Map<String, Object> properties = BootApps.withRedis(pool.bootProperties(database, concurrency + 2));
 		properties.put("bench.stream", stream);
@@ -38,6 +39,7 @@ final class StarterStreamConsumer extends StreamConsumer {
 		properties.put("idempotency.redis.stream.min-idle", "2s");
 		properties.put("idempotency.redis.stream.claim-interval", "500ms");
 		properties.put("idempotency.redis.stream.max-deliveries", "5");
+		properties.put("idempotency.redis.stream.transaction-batching.enabled", transactionBatching);
 		this.context = BootApps.run(properties, StreamApp.class);
 		this.registry = this.context.getBean(RedisStreamListenerRegistry.class);
 		this.registry.stop();

@@ -25,7 +25,9 @@ import dev.idempotency.benchmarks.support.PoolSettings;
  * Variants: {@code hand-plain} (XREADGROUP, business transaction, XACK; no dedup, so duplicates are
  * applied and it is checked against "every delivery applied"); {@code hand-ideal} (the same with the
  * insert-or-ignore of variant 2 in the business transaction, XACK after commit: the baseline);
- * {@code starter-jdbc} (transactional mode: JDBC store, XACK after commit); {@code starter-redis}
+ * {@code starter-jdbc} (transactional mode: JDBC store, XACK after commit); {@code starter-jdbc-batched}
+ * (the same listener with {@code idempotency.redis.stream.transaction-batching.enabled}: the entries of
+ * each read in one transaction, one XACK after its commit); {@code starter-redis}
  * (redis-atomic mode: Redis store on the stream's server, the business transaction in the database, one
  * Lua script completes the key and XACKs after commit).
  * <p>
@@ -36,7 +38,7 @@ import dev.idempotency.benchmarks.support.PoolSettings;
  * <p>
  * {@code java -cp ... dev.idempotency.benchmarks.stream.StreamBench [--db postgresql|mariadb] [--messages 3000] [--rounds 5]
  * [--warmup 1] [--concurrency 1,4] [--batch 10] [--pool boot-default|tuned]
- * [--variants hand-plain,hand-ideal,starter-jdbc,starter-redis]};
+ * [--variants hand-plain,hand-ideal,starter-jdbc,starter-jdbc-batched,starter-redis]};
  * normally through {@code scripts/bench.sh --suite streams}. This class reads the options, runs the
  * rounds at each concurrency and writes the report
  * ({@code benchmarks/target/bench-results/streams-<db>-<timestamp>.md}).
@@ -48,7 +50,7 @@ public final class StreamBench {
 
 	public static void main(String[] args) throws Exception {
 		Harness harness = Harness.start("StreamBench", args, 3000, 5, 1,
-				"hand-plain,hand-ideal,starter-jdbc,starter-redis");
+				"hand-plain,hand-ideal,starter-jdbc,starter-jdbc-batched,starter-redis");
 		Database database = harness.database();
 		int batch = harness.options().integer("batch", 10);
 		PoolSettings pool = PoolSettings.of(harness.options().text("pool", PoolSettings.BOOT_DEFAULT.id()));

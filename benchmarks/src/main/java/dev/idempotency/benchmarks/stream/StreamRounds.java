@@ -68,12 +68,14 @@ final class StreamRounds implements AutoCloseable {
 					this.pool, this.tables.tables());
 			case "hand-ideal" -> new HandStreamConsumer(name, stream, group, concurrency, true, this.client, this.batch,
 					this.pool, this.tables.tables());
-			case "starter-jdbc" -> new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", this.runId,
-					this.batch, this.pool, this.tables.database());
-			case "starter-redis" -> new StarterStreamConsumer(name, stream, group, concurrency, "redis", this.runId,
-					this.batch, this.pool, this.tables.database());
+			case "starter-jdbc" -> new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", false,
+					this.runId, this.batch, this.pool, this.tables.database());
+			case "starter-jdbc-batched" -> new StarterStreamConsumer(name, stream, group, concurrency, "jdbc", true,
+					this.runId, this.batch, this.pool, this.tables.database());
+			case "starter-redis" -> new StarterStreamConsumer(name, stream, group, concurrency, "redis", false,
+					this.runId, this.batch, this.pool, this.tables.database());
 			default -> throw new IllegalArgumentException("Unknown variant '" + name
-					+ "'; use hand-plain, hand-ideal, starter-jdbc, starter-redis");
+					+ "'; use hand-plain, hand-ideal, starter-jdbc, starter-jdbc-batched, starter-redis");
 		};
 	}
 

@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.MessageFields;
 import dev.idempotency.core.MessageIds;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.stream.MapRecord;
 
@@ -28,11 +29,12 @@ final class RedisStreamDeliveryContext {
 	 * Describes one entry as the delivery context.
 	 * @param record the entry
 	 * @param group the consumer group (the default namespace)
-	 * @param acknowledger acknowledges the entry
+	 * @param acknowledger acknowledges the entry, or {@code null} when the entry is acknowledged
+	 * with the others of its {@linkplain TransactionBatchingReads transaction batch}
 	 * @return the delivery context
 	 */
 	static DeliveryContext of(MapRecord<String, String, String> record, String group,
-			RedisStreamAcknowledger acknowledger) {
+			@Nullable RedisStreamAcknowledger acknowledger) {
 		Map<String, Object> variables = new LinkedHashMap<>();
 		variables.put("record", record);
 		variables.put("headers", record.getValue());

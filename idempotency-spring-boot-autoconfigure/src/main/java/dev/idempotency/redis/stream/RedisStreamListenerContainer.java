@@ -46,6 +46,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * entry being delivered) are kept fresh every quarter of min-idle (XCLAIM ... JUSTID, which counts no
  * delivery), so that a slow delivery, or entries waiting behind it, are not claimed by another consumer
  * meanwhile ({@link InFlightEntries}). A stopped or dead consumer keeps nothing fresh.</li>
+ * <li>With transaction batching on ({@link RedisStreamSettings#transactionBatching()}), the entries of
+ * one read of a record-style {@code @Idempotent} method run in one transaction and are acknowledged
+ * after its commit; a read whose batch does not commit is delivered entry by entry
+ * ({@link TransactionBatchingReads}).</li>
  * <li>With {@link FailClosedCircuits} (fail-closed on), a delivery or read that fails on the
  * infrastructure pauses the listener (circuit {@code <stream>/<group>}): the entry is held and
  * retried in place once the stores and Redis answer, never counted as a delivery nor
@@ -158,9 +162,11 @@ public class RedisStreamListenerContainer {
 		this.groups = new ConsumerGroups(redis, this.binding);
 		StreamFailurePolicy failures = new StreamFailurePolicy(redis, this.binding,
 				new DeadLetterStream(redis, this.binding, settings.deadLetterSuffix()), settings);
-		StreamEntryDispatcher dispatcher = new StreamEntryDispatcher(redis, this.binding, endpoint,
-				new StreamArgumentResolver(endpoint.method(), settings.payloadField(), payloadConverter), failures,
-				failClosed);
+		StreamArgumentResolver arguments = new StreamArgumentResolver(endpoint.method(), settings.payloadField(),
+				payloadConverter);
+		StreamEntryDispatcher dispatcher = new StreamEntryDispatcher(redis, this.binding, endpoint, arguments, failures,
+				failClosed, settings.transactionBatching()
+						? TransactionBatchingReads.of(this.binding, endpoint, arguments) : null);
 		this.inFlight = new InFlightEntries(redis, this.binding, settings.minIdle());
 		this.pending = new PendingEntryRecovery(redis, this.binding, settings, dispatcher, this.inFlight,
 				this::isRunning);

@@ -2,6 +2,8 @@ package dev.idempotency.redis.stream;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.function.Consumer;
 
 import dev.idempotency.core.DeliveryContextHolder;
 import org.apache.commons.logging.Log;
@@ -21,6 +23,10 @@ import org.springframework.util.ReflectionUtils;
  * infrastructure's pauses the listener and the entry is retried in place, on the same thread and
  * with the same delivery count, once the infrastructure answers; every other failure goes to the
  * {@link StreamFailurePolicy}. Never throws.
+ * <p>
+ * With transaction batching on, the entries of a consumer's read first go to its
+ * {@link TransactionBatchingReads} ({@link #dispatchInOneTransaction}); when that batch does not
+ * commit, they come here one by one.
  */
 final class StreamEntryDispatcher {
 
@@ -41,6 +47,8 @@ final class StreamEntryDispatcher {
 
 	private final StreamFailClosed failClosed;
 
+	private final @Nullable TransactionBatchingReads batches;
+
 	/**
 	 * Creates the dispatcher of one listener method.
 	 * @param redis the Redis of the stream
@@ -52,6 +60,24 @@ final class StreamEntryDispatcher {
 	 */
 	StreamEntryDispatcher(StringRedisTemplate redis, StreamBinding binding, RedisStreamListenerEndpoint endpoint,
 			StreamArgumentResolver arguments, StreamFailurePolicy failures, StreamFailClosed failClosed) {
+		this(redis, binding, endpoint, arguments, failures, failClosed, null);
+	}
+
+	/**
+	 * Creates the dispatcher of one listener method whose reads may run in one transaction each.
+	 * @param redis the Redis of the stream
+	 * @param binding the stream and group
+	 * @param endpoint the bean and method to invoke
+	 * @param arguments resolves the method's argument
+	 * @param failures decides about entries that fail because of the message
+	 * @param failClosed holds entries that fail because of the infrastructure
+	 * @param batches runs a read's entries in one transaction, or {@code null} when transaction
+	 * batching is off or the method cannot be batched
+	 */
+	StreamEntryDispatcher(StringRedisTemplate redis, StreamBinding binding, RedisStreamListenerEndpoint endpoint,
+			StreamArgumentResolver arguments, StreamFailurePolicy failures, StreamFailClosed failClosed,
+			@Nullable TransactionBatchingReads batches) {
+		this.batches = batches;
 		this.immediateAcks = new TemplateStreamAcks(redis, binding.stream(), binding.group());
 		this.binding = binding;
 		this.bean = endpoint.bean();
@@ -117,6 +143,31 @@ final class StreamEntryDispatcher {
 				return;
 			}
 		}
+	}
+
+	/**
+	 * Delivers the entries of one read in one transaction, when transaction batching is on for the
+	 * method ({@link TransactionBatchingReads}); the entries it does not settle are to be
+	 * {@linkplain #dispatch(MapRecord, String, long, StreamAcks) dispatched} one by one.
+	 * @param entries the read's entries, in stream order, each delivered for the first time
+	 * @param acks where their acknowledgements go, recorded once the batch committed
+	 * @param onEntry told about each entry before it is passed to the method
+	 * @return how many entries, from the first, are settled; 0 when batching is off
+	 */
+	int dispatchInOneTransaction(List<MapRecord<String, String, String>> entries, StreamAcks acks,
+			Consumer<MapRecord<String, String, String>> onEntry) {
+		if (this.batches == null) {
+			return 0;
+		}
+		long attemptStartedAt = System.nanoTime();
+		int settled = this.batches.deliver(entries, acks, onEntry);
+		if (settled > 0) {
+			this.failClosed.delivered(attemptStartedAt);
+			for (int i = 0; i < settled; i++) {
+				this.failures.succeeded(entries.get(i).getId().getValue());
+			}
+		}
+		return settled;
 	}
 
 	/** Invokes the method once and acknowledges; returns what it failed with, {@code null} if it did not. */

@@ -2,6 +2,7 @@ package dev.idempotency.redis.stream;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,10 @@ import org.springframework.data.redis.connection.stream.StreamReadOptions;
  * reported ({@code onRead}), and only such a read shows the subscription reading (at the start and
  * after an error), not a new connection or a read that is still waiting. Entries read and not yet delivered when the
  * loop is cancelled stay pending; the ones already done are acknowledged.
+ * <p>
+ * With transaction batching, the dispatcher first delivers a read's entries in one transaction
+ * ({@link StreamEntryDispatcher#dispatchInOneTransaction}); after its commit they are all recorded
+ * for the read's XACK, and if it does not commit they are delivered one by one as above.
  */
 final class StreamReadLoop implements Runnable {
 
@@ -161,7 +166,10 @@ final class StreamReadLoop implements Runnable {
 		ReadStreamAcks acks = this.acks;
 		holder.hold(records);
 		try {
-			for (int i = 0; i < records.size(); i++) {
+			List<MapRecord<String, String, String>> entries = toEntries(records);
+			// With transaction batching: all in one transaction, or none and then one by one.
+			int settled = reading() ? this.dispatcher.dispatchInOneTransaction(entries, acks, this.onEntry) : 0;
+			for (int i = settled; i < entries.size(); i++) {
 				if (!reading()) {
 					break;
 				}
@@ -174,7 +182,7 @@ final class StreamReadLoop implements Runnable {
 					// those done before it): only a retry after min-idle may deliver those again.
 					holder.settledBefore(i);
 				}
-				MapRecord<String, String, String> entry = toEntry(records.get(i));
+				MapRecord<String, String, String> entry = entries.get(i);
 				this.onEntry.accept(entry);
 				this.dispatcher.dispatch(entry, this.consumer.getName(), 1, acks);
 			}
@@ -195,6 +203,15 @@ final class StreamReadLoop implements Runnable {
 	 */
 	static long longestAckWait(Duration minIdle) {
 		return Math.min(MAX_ACK_WAIT.toNanos(), minIdle.toNanos() / 4);
+	}
+
+	/** The entries as records of strings, in the order read. */
+	private List<MapRecord<String, String, String>> toEntries(List<ByteRecord> records) {
+		List<MapRecord<String, String, String>> entries = new ArrayList<>(records.size());
+		for (ByteRecord record : records) {
+			entries.add(toEntry(record));
+		}
+		return entries;
 	}
 
 	/** The entry as a record of strings, without the template's serializer and hash-mapper layers. */

@@ -177,6 +177,17 @@ class IdempotencyKafkaAutoConfigurationTests {
 				.hasMessageContaining("transaction batching is not available with Kafka transactions"));
 	}
 
+	@Test
+	void transactionBatchingFailsStartUpWithTheRecordAckMode() {
+		this.contextRunner.withBean(OrderListener.class)
+			.withPropertyValues("idempotency.kafka.retention-check=off",
+					"idempotency.kafka.transaction-batching.enabled=true", "spring.kafka.listener.ack-mode=record")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("transaction batching is not available with ack-mode RECORD")
+				.hasMessageContaining("spring.kafka.listener.ack-mode=batch"));
+	}
+
 	private static MessageListenerContainer onlyContainer(ApplicationContext context) {
 		Collection<MessageListenerContainer> containers = context.getBean(KafkaListenerEndpointRegistry.class)
 			.getListenerContainers();

@@ -86,7 +86,7 @@ class RedisStreamOwnPendingIntegrationTests {
 		RedisStreamListenerEndpoint endpoint = new RedisStreamListenerEndpoint("own", this.stream, this.group,
 				this.consumer, 1, listener, ReflectionUtils.findMethod(SlowListener.class, "onEntry", String.class));
 		RedisStreamSettings settings = new RedisStreamSettings(1, 1, Duration.ofMillis(200), Duration.ofMillis(200),
-				Duration.ofMillis(20), 2, ".dlq", Duration.ofMillis(100), "payload");
+				Duration.ofMillis(20), 2, ".dlq", Duration.ofMillis(100), "payload", false);
 		this.container = new RedisStreamListenerContainer(endpoint, settings, this.connectionFactory, null, List::of,
 				null);
 		this.container.start();

@@ -114,7 +114,7 @@ class RedisStreamPendingDeliveryCountIntegrationTests {
 				consumer, 1, this.listener,
 				ReflectionUtils.findMethod(BlockingListener.class, "onEntry", String.class));
 		RedisStreamSettings settings = new RedisStreamSettings(1, 4, Duration.ofMillis(200), Duration.ofMillis(200),
-				Duration.ofMillis(20), 3, ".dlq", Duration.ofMillis(100), "payload");
+				Duration.ofMillis(20), 3, ".dlq", Duration.ofMillis(100), "payload", false);
 		this.container = new RedisStreamListenerContainer(endpoint, settings, this.connectionFactory, null, List::of,
 				null);
 		this.container.start();

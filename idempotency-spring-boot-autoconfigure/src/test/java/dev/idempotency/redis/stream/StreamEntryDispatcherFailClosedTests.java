@@ -218,7 +218,7 @@ class StreamEntryDispatcherFailClosedTests {
 
 	private static RedisStreamSettings settings(int maxDeliveries) {
 		return new RedisStreamSettings(1, 10, Duration.ofMillis(100), Duration.ofSeconds(30), Duration.ofSeconds(1),
-				maxDeliveries, ".dlq", Duration.ofMillis(10), "payload");
+				maxDeliveries, ".dlq", Duration.ofMillis(10), "payload", false);
 	}
 
 	private static MapRecord<String, String, String> record() {

@@ -63,7 +63,8 @@ public final class IdempotencyRedisStreamAutoConfiguration {
 		RedisStreamSettings settings = new RedisStreamSettings(properties.getConcurrency(), properties.getBatchSize(),
 				properties.getPollTimeout(), properties.getMinIdle(), properties.getClaimInterval(),
 				properties.getMaxDeliveries(), properties.getDeadLetter().getSuffix(),
-				properties.getRecoveryBackOff(), properties.getPayloadField());
+				properties.getRecoveryBackOff(), properties.getPayloadField(),
+				properties.getTransactionBatching().isEnabled());
 		return new RedisStreamListenerRegistry(endpoints, connectionFactory, settings,
 				payloadConverter.getIfAvailable(), SingletonSupplier.of(() -> listeners.orderedStream().toList()), circuits.getIfAvailable());
 	}

@@ -66,6 +66,8 @@ public class IdempotencyRedisStreamProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final TransactionBatching transactionBatching = new TransactionBatching();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -142,6 +144,10 @@ public class IdempotencyRedisStreamProperties {
 		return this.deadLetter;
 	}
 
+	public TransactionBatching getTransactionBatching() {
+		return this.transactionBatching;
+	}
+
 	/**
 	 * Dead-letter streams.
 	 */
@@ -158,6 +164,32 @@ public class IdempotencyRedisStreamProperties {
 
 		public void setSuffix(String suffix) {
 			this.suffix = suffix;
+		}
+
+	}
+
+	/**
+	 * Transaction batching of record-style @Idempotent stream listeners.
+	 */
+	public static class TransactionBatching {
+
+		/**
+		 * Whether the entries of one read (one XREADGROUP reply, up to batch-size) that go to a
+		 * record-style @Idempotent @RedisStreamListener (returning void) run in one transaction with
+		 * one claim of all their keys, and are acknowledged with one XACK after its commit, instead
+		 * of one transaction per entry. A failing entry is rolled back alone (the read runs again
+		 * entry by entry) and retried or dead-lettered as an entry. A listener that cannot be
+		 * batched (leased mode, a method that returns a value or records a fingerprint) runs entry
+		 * by entry, with an INFO log.
+		 */
+		private boolean enabled;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

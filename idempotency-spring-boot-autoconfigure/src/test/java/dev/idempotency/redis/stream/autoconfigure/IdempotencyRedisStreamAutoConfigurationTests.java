@@ -56,7 +56,22 @@ class IdempotencyRedisStreamAutoConfigurationTests {
 					"idempotency.redis.stream.recovery-back-off=250ms", "idempotency.redis.stream.payload-field=body")
 			.run((context) -> assertThat(context.getBean(RedisStreamListenerRegistry.class).getSettings())
 				.isEqualTo(new RedisStreamSettings(3, 50, Duration.ofMillis(500), Duration.ofMinutes(2),
-						Duration.ofSeconds(10), 7, "-dead", Duration.ofMillis(250), "body")));
+						Duration.ofSeconds(10), 7, "-dead", Duration.ofMillis(250), "body", false)));
+	}
+
+	@Test
+	void transactionBatchingIsOffByDefault() {
+		this.contextRunner.run((context) -> assertThat(
+				context.getBean(RedisStreamListenerRegistry.class).getSettings().transactionBatching())
+			.isFalse());
+	}
+
+	@Test
+	void transactionBatchingPropertyReachesTheListenerSettings() {
+		this.contextRunner.withPropertyValues("idempotency.redis.stream.transaction-batching.enabled=true")
+			.run((context) -> assertThat(
+					context.getBean(RedisStreamListenerRegistry.class).getSettings().transactionBatching())
+				.isTrue());
 	}
 
 	@Test
@@ -66,7 +81,7 @@ class IdempotencyRedisStreamAutoConfigurationTests {
 					() -> new RedisStreamListenerRegistry(new RedisStreamListenerAnnotationBeanPostProcessor(),
 							mock(RedisConnectionFactory.class),
 							new RedisStreamSettings(1, 1, Duration.ofSeconds(1), Duration.ofSeconds(1),
-									Duration.ofSeconds(1), 1, ".dlq", Duration.ofSeconds(1), "payload"),
+									Duration.ofSeconds(1), 1, ".dlq", Duration.ofSeconds(1), "payload", false),
 							null, List::of, null))
 			.run((context) -> assertThat(context).hasSingleBean(RedisStreamListenerRegistry.class)
 				.hasBean("myRegistry"));

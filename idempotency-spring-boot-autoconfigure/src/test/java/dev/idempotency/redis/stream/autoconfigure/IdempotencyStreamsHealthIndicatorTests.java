@@ -27,7 +27,7 @@ import static org.mockito.Mockito.mock;
 class IdempotencyStreamsHealthIndicatorTests {
 
 	private static final RedisStreamSettings SETTINGS = new RedisStreamSettings(2, 1, Duration.ofSeconds(1),
-			Duration.ofSeconds(1), Duration.ofSeconds(1), 1, ".dlq", Duration.ofSeconds(1), "payload");
+			Duration.ofSeconds(1), Duration.ofSeconds(1), 1, ".dlq", Duration.ofSeconds(1), "payload", false);
 
 	private final SettableContainer container = new SettableContainer();
 
