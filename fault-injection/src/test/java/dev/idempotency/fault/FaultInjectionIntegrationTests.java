@@ -219,6 +219,15 @@ class FaultInjectionIntegrationTests {
 	}
 
 	/**
+	 * At most how many times an armed child passes its kill point before it stops there (the
+	 * number is drawn between 1 and this).
+	 * @return 25: one pass per record here
+	 */
+	protected int pointPassesBeforeAStop() {
+		return 25;
+	}
+
+	/**
 	 * How many deliveries a killed consumer may leave without an outcome.
 	 * @return one: the record its consumer thread was in
 	 */
@@ -410,7 +419,8 @@ class FaultInjectionIntegrationTests {
 
 	/** Arms the point in the child, feeds it orders until it stops there, returns the point's line. */
 	private String stopAt(ChildConsumer child, FaultPoints.Point point, int batch) {
-		return child.stopAt(point, 1 + this.random.nextInt(25), () -> sendNext(batch), () -> sendMore(batch));
+		return child.stopAt(point, 1 + this.random.nextInt(pointPassesBeforeAStop()), () -> sendNext(batch),
+				() -> sendMore(batch));
 	}
 
 	private void killAtRandom(String slot, int batch) {
