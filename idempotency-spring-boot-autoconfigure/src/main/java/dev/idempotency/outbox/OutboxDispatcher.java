@@ -42,7 +42,9 @@ import org.springframework.core.NestedExceptionUtils;
  * batches on their way). Batches are sent, awaited and marked in the order they were claimed, from
  * this one thread, so the sends of a later batch reach the sender after those of an earlier one.
  * The mark of a batch and the claim of the next one share a transaction, so a full batch costs one
- * commit. With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
+ * commit. A commit on this instance during a drain ({@link CommitSignal}) keeps it claiming: the
+ * rows it wrote are claimed beside the batches in flight, not after their acknowledgements and
+ * marks. With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
  * row of a key whose earlier row is on its way in another batch.
  */
 final class OutboxDispatcher {
@@ -87,25 +89,33 @@ final class OutboxDispatcher {
 	}
 
 	/**
-	 * Claims, sends and completes batches until a claim comes back short or {@code stopRequested}
-	 * says so, keeping up to {@code maxInFlightBatches} batches on their way: the next batch is
-	 * claimed and sent while the acknowledgements of the earlier ones are awaited. Batches are
-	 * completed (awaited, marked) in the order they were claimed; while claims come back full, a
-	 * batch is marked in the transaction that claims the next one
-	 * ({@link OutboxRepository#markSentAndClaim}).
+	 * Claims, sends and completes batches until a claim comes back short and no commit was noted
+	 * since, or {@code stopRequested} says so, keeping up to {@code maxInFlightBatches} batches on
+	 * their way: the next batch is claimed and sent while the acknowledgements of the earlier ones
+	 * are awaited. Batches are completed (awaited, marked) in the order they were claimed; while more
+	 * may be due, a batch is marked in the transaction that claims the next one
+	 * ({@link OutboxRepository#markSentAndClaim}). A commit noted in {@code commits} counts as "more
+	 * may be due" after a short claim, and ends the wait for the oldest batch's acknowledgements when
+	 * another batch may go on its way: rows committed during a round are claimed at once, not after
+	 * that round was acknowledged and marked.
 	 * @param stopRequested whether to stop claiming; batches in flight are still completed
+	 * @param commits commits on this instance since the last claim
 	 * @return how many rows were claimed
 	 */
-	int drain(BooleanSupplier stopRequested) {
+	int drain(BooleanSupplier stopRequested, CommitSignal commits) {
 		Deque<Round> inFlight = new ArrayDeque<>();
 		// Ids of the rows handed to a sender by the batches in flight: a claim made after their lease
 		// passed may return them again, and this relay must not send them a second time meanwhile.
 		Set<Long> inFlightIds = new HashSet<>();
 		int total = 0;
+		// The first claim of a drain is unconditional: rows of other instances are found by polls.
 		boolean more = true;
 		@Nullable RuntimeException claimFailure = null;
 		while (true) {
-			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopping(stopRequested)) {
+			boolean mayClaim = claimFailure == null && !stopping(stopRequested);
+			// The signal is taken (even when more is due anyway) right before the claim, which then sees
+			// every commit noted so far.
+			if (mayClaim && inFlight.size() < this.options.maxInFlightBatches() && (more | commits.take())) {
 				Round round;
 				try {
 					round = claimAndSend(inFlightIds);
@@ -123,16 +133,25 @@ final class OutboxDispatcher {
 				more = track(round, inFlight, inFlightIds);
 				continue;
 			}
-			Round oldest = inFlight.poll();
+			Round oldest = inFlight.peek();
 			if (oldest == null) {
 				if (claimFailure != null) {
 					throw claimFailure;
 				}
 				return total;
 			}
+			if (mayClaim && inFlight.size() < this.options.maxInFlightBatches()) {
+				// A commit while the oldest batch waits for the broker: claim its rows first.
+				CompletableFuture<Void> answered = oldest.answered(commits);
+				commits.awaitRaisedOr(answered, oldest.deadline);
+				if (commits.isRaised() && !answered.isDone()) {
+					continue;
+				}
+			}
+			inFlight.poll();
 			oldest.awaitAcknowledgements();
 			oldest.sentBy.keySet().forEach((message) -> inFlightIds.remove(message.id()));
-			if (more && !stopping(stopRequested)) {
+			if (mayClaim && !stopping(stopRequested) && (more | commits.take())) {
 				// Its mark and the next claim in one transaction: one commit per batch instead of two.
 				long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
 				List<OutboxMessage> next;
@@ -347,6 +366,19 @@ final class OutboxDispatcher {
 		private final List<OutboxMessage> sent = new ArrayList<>();
 
 		private final Map<OutboxMessage, Instant> ackedAt = new LinkedHashMap<>();
+
+		/** Completes once every send of this batch was answered (acknowledged or failed). */
+		private @Nullable CompletableFuture<Void> answered;
+
+		CompletableFuture<Void> answered(CommitSignal commits) {
+			CompletableFuture<Void> answered = this.answered;
+			if (answered == null) {
+				answered = commits.wakingOnCompletion(
+						CompletableFuture.allOf(this.inFlight.values().toArray(CompletableFuture[]::new)));
+				this.answered = answered;
+			}
+			return answered;
+		}
 
 		Round(List<OutboxMessage> batch, OutboxSenderRouter router, long deadline) {
 			this.batch = batch;
