@@ -110,9 +110,10 @@ final class OutboxDispatcher {
 		int total = 0;
 		// The first claim of a drain is unconditional: rows of other instances are found by polls.
 		boolean more = true;
-		@Nullable RuntimeException claimFailure = null;
+		// The first failed claim or mark: no more claims, the batches in flight are still completed.
+		@Nullable RuntimeException failure = null;
 		while (true) {
-			boolean mayClaim = claimFailure == null && !stopping(stopRequested);
+			boolean mayClaim = failure == null && !stopping(stopRequested);
 			// The signal is taken (even when more is due anyway) right before the claim, which then sees
 			// every commit noted so far.
 			if (mayClaim && inFlight.size() < this.options.maxInFlightBatches() && (more | commits.take())) {
@@ -122,7 +123,7 @@ final class OutboxDispatcher {
 				}
 				catch (RuntimeException ex) {
 					// Still complete the batches in flight: their rows need not wait for the lease.
-					claimFailure = ex;
+					failure = ex;
 					round = null;
 				}
 				if (round == null) {
@@ -135,8 +136,8 @@ final class OutboxDispatcher {
 			}
 			Round oldest = inFlight.peek();
 			if (oldest == null) {
-				if (claimFailure != null) {
-					throw claimFailure;
+				if (failure != null) {
+					throw failure;
 				}
 				return total;
 			}
@@ -161,12 +162,11 @@ final class OutboxDispatcher {
 				}
 				catch (RuntimeException ex) {
 					// Nothing of it committed: mark the batch on its own, then finish what is in flight.
-					complete(oldest, false);
-					claimFailure = ex;
+					failure = completeOrNote(oldest, false, ex);
 					more = false;
 					continue;
 				}
-				complete(oldest, true);
+				failure = completeOrNote(oldest, true, failure);
 				Round round = send(next, inFlightIds, deadline);
 				if (round == null) {
 					more = false;
@@ -176,11 +176,33 @@ final class OutboxDispatcher {
 				more = track(round, inFlight, inFlightIds);
 				continue;
 			}
-			complete(oldest, false);
+			failure = completeOrNote(oldest, false, failure);
 			if (Thread.currentThread().isInterrupted()) {
 				// Stopping: the batches still in flight stay leased and are sent again once it has passed.
 				return total;
 			}
+		}
+	}
+
+	/**
+	 * Completes a batch; a failure to write its outcome (a mark that did not commit) is returned
+	 * instead of thrown, or added to {@code failure}, so that the batches still in flight are
+	 * completed too rather than left to their leases and sent again.
+	 */
+	private @Nullable RuntimeException completeOrNote(Round round, boolean marked,
+			@Nullable RuntimeException failure) {
+		try {
+			complete(round, marked);
+			return failure;
+		}
+		catch (RuntimeException ex) {
+			if (failure == null) {
+				return ex;
+			}
+			if (ex != failure) {
+				failure.addSuppressed(ex);
+			}
+			return failure;
 		}
 	}
 

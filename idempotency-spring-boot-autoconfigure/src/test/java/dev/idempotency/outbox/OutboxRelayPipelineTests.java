@@ -45,7 +45,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The overlapping relay on H2, with a clock the test moves: a row is sent only under its lease, so
  * a batch whose lease passed before its turn is left to whoever claims it next, and a row this relay
  * claims again while it is still in flight is not sent twice; with one batch in flight the next
- * claim waits for the previous marks; a failed claim still lets the batch in flight be marked.
+ * claim waits for the previous marks; a failed claim or mark still lets the other batches in flight
+ * be marked.
  */
 class OutboxRelayPipelineTests {
 
@@ -145,6 +146,29 @@ class OutboxRelayPipelineTests {
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
 				+ "AND claimed_until IS NOT NULL", Integer.class)).isEqualTo(10);
 		assertThat(sender.sendsPerMessage).hasSize(10);
+	}
+
+	@Test
+	void failedMarkStillMarksTheOtherBatchesInFlight() {
+		for (int i = 0; i < 25; i++) {
+			publish("m-" + i);
+		}
+		AtomicInteger marks = new AtomicInteger();
+		// Batches of 10, 10 and 5 in flight; the mark of the first does not commit.
+		this.repository.setBeforeMarkSent((sent) -> {
+			if (marks.incrementAndGet() == 1) {
+				throw new DataAccessResourceFailureException("connection lost (test)");
+			}
+		});
+		RecordingSender sender = new RecordingSender(this.clock);
+		OutboxRelay relay = relay(sender, 3);
+		assertThatExceptionOfType(DataAccessResourceFailureException.class).isThrownBy(relay::drain);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
+			.as("the two batches behind the failed mark were still marked").isEqualTo(15);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
+				+ "AND claimed_until IS NOT NULL", Integer.class)).isEqualTo(10);
+		assertThat(sender.sendsPerMessage).hasSize(25);
 	}
 
 	@Test
