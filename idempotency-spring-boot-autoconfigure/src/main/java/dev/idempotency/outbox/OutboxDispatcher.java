@@ -42,7 +42,9 @@ import org.springframework.core.NestedExceptionUtils;
  * batches on their way). Batches are sent, awaited and marked in the order they were claimed, from
  * this one thread, so the sends of a later batch reach the sender after those of an earlier one.
  * The mark of a batch and the claim of the next one share a transaction, so a full batch costs one
- * commit. With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
+ * commit. A commit on this instance during a drain ({@link CommitSignal}) keeps it claiming: the
+ * rows it wrote are claimed beside the batches in flight, not after their acknowledgements and
+ * marks. With per-key ordering, a row still in flight is unsent for the claim, so no batch holds a later
  * row of a key whose earlier row is on its way in another batch.
  */
 final class OutboxDispatcher {
@@ -87,32 +89,41 @@ final class OutboxDispatcher {
 	}
 
 	/**
-	 * Claims, sends and completes batches until a claim comes back short or {@code stopRequested}
-	 * says so, keeping up to {@code maxInFlightBatches} batches on their way: the next batch is
-	 * claimed and sent while the acknowledgements of the earlier ones are awaited. Batches are
-	 * completed (awaited, marked) in the order they were claimed; while claims come back full, a
-	 * batch is marked in the transaction that claims the next one
-	 * ({@link OutboxRepository#markSentAndClaim}).
+	 * Claims, sends and completes batches until a claim comes back short and no commit was noted
+	 * since, or {@code stopRequested} says so, keeping up to {@code maxInFlightBatches} batches on
+	 * their way: the next batch is claimed and sent while the acknowledgements of the earlier ones
+	 * are awaited. Batches are completed (awaited, marked) in the order they were claimed; while more
+	 * may be due, a batch is marked in the transaction that claims the next one
+	 * ({@link OutboxRepository#markSentAndClaim}). A commit noted in {@code commits} counts as "more
+	 * may be due" after a short claim, and ends the wait for the oldest batch's acknowledgements when
+	 * another batch may go on its way: rows committed during a round are claimed at once, not after
+	 * that round was acknowledged and marked.
 	 * @param stopRequested whether to stop claiming; batches in flight are still completed
+	 * @param commits commits on this instance since the last claim
 	 * @return how many rows were claimed
 	 */
-	int drain(BooleanSupplier stopRequested) {
+	int drain(BooleanSupplier stopRequested, CommitSignal commits) {
 		Deque<Round> inFlight = new ArrayDeque<>();
 		// Ids of the rows handed to a sender by the batches in flight: a claim made after their lease
 		// passed may return them again, and this relay must not send them a second time meanwhile.
 		Set<Long> inFlightIds = new HashSet<>();
 		int total = 0;
+		// The first claim of a drain is unconditional: rows of other instances are found by polls.
 		boolean more = true;
-		@Nullable RuntimeException claimFailure = null;
+		// The first failed claim or mark: no more claims, the batches in flight are still completed.
+		@Nullable RuntimeException failure = null;
 		while (true) {
-			if (more && inFlight.size() < this.options.maxInFlightBatches() && !stopping(stopRequested)) {
+			boolean mayClaim = failure == null && !stopping(stopRequested);
+			// The signal is taken (even when more is due anyway) right before the claim, which then sees
+			// every commit noted so far.
+			if (mayClaim && inFlight.size() < this.options.maxInFlightBatches() && (more | commits.take())) {
 				Round round;
 				try {
 					round = claimAndSend(inFlightIds);
 				}
 				catch (RuntimeException ex) {
 					// Still complete the batches in flight: their rows need not wait for the lease.
-					claimFailure = ex;
+					failure = ex;
 					round = null;
 				}
 				if (round == null) {
@@ -123,16 +134,25 @@ final class OutboxDispatcher {
 				more = track(round, inFlight, inFlightIds);
 				continue;
 			}
-			Round oldest = inFlight.poll();
+			Round oldest = inFlight.peek();
 			if (oldest == null) {
-				if (claimFailure != null) {
-					throw claimFailure;
+				if (failure != null) {
+					throw failure;
 				}
 				return total;
 			}
+			if (mayClaim && inFlight.size() < this.options.maxInFlightBatches()) {
+				// A commit while the oldest batch waits for the broker: claim its rows first.
+				CompletableFuture<Void> answered = oldest.answered(commits);
+				commits.awaitRaisedOr(answered, oldest.deadline);
+				if (commits.isRaised() && !answered.isDone()) {
+					continue;
+				}
+			}
+			inFlight.poll();
 			oldest.awaitAcknowledgements();
 			oldest.sentBy.keySet().forEach((message) -> inFlightIds.remove(message.id()));
-			if (more && !stopping(stopRequested)) {
+			if (mayClaim && !stopping(stopRequested) && (more | commits.take())) {
 				// Its mark and the next claim in one transaction: one commit per batch instead of two.
 				long deadline = System.nanoTime() + this.options.sendTimeout().toNanos();
 				List<OutboxMessage> next;
@@ -142,12 +162,11 @@ final class OutboxDispatcher {
 				}
 				catch (RuntimeException ex) {
 					// Nothing of it committed: mark the batch on its own, then finish what is in flight.
-					complete(oldest, false);
-					claimFailure = ex;
+					failure = completeOrNote(oldest, false, ex);
 					more = false;
 					continue;
 				}
-				complete(oldest, true);
+				failure = completeOrNote(oldest, true, failure);
 				Round round = send(next, inFlightIds, deadline);
 				if (round == null) {
 					more = false;
@@ -157,11 +176,33 @@ final class OutboxDispatcher {
 				more = track(round, inFlight, inFlightIds);
 				continue;
 			}
-			complete(oldest, false);
+			failure = completeOrNote(oldest, false, failure);
 			if (Thread.currentThread().isInterrupted()) {
 				// Stopping: the batches still in flight stay leased and are sent again once it has passed.
 				return total;
 			}
+		}
+	}
+
+	/**
+	 * Completes a batch; a failure to write its outcome (a mark that did not commit) is returned
+	 * instead of thrown, or added to {@code failure}, so that the batches still in flight are
+	 * completed too rather than left to their leases and sent again.
+	 */
+	private @Nullable RuntimeException completeOrNote(Round round, boolean marked,
+			@Nullable RuntimeException failure) {
+		try {
+			complete(round, marked);
+			return failure;
+		}
+		catch (RuntimeException ex) {
+			if (failure == null) {
+				return ex;
+			}
+			if (ex != failure) {
+				failure.addSuppressed(ex);
+			}
+			return failure;
 		}
 	}
 
@@ -347,6 +388,19 @@ final class OutboxDispatcher {
 		private final List<OutboxMessage> sent = new ArrayList<>();
 
 		private final Map<OutboxMessage, Instant> ackedAt = new LinkedHashMap<>();
+
+		/** Completes once every send of this batch was answered (acknowledged or failed). */
+		private @Nullable CompletableFuture<Void> answered;
+
+		CompletableFuture<Void> answered(CommitSignal commits) {
+			CompletableFuture<Void> answered = this.answered;
+			if (answered == null) {
+				answered = commits.wakingOnCompletion(
+						CompletableFuture.allOf(this.inFlight.values().toArray(CompletableFuture[]::new)));
+				this.answered = answered;
+			}
+			return answered;
+		}
 
 		Round(List<OutboxMessage> batch, OutboxSenderRouter router, long deadline) {
 			this.batch = batch;

@@ -46,7 +46,9 @@ import org.springframework.util.backoff.BackOff;
  * and is reset by the first message that gets through. An outage of any length therefore leaves the
  * backlog {@code PENDING}, to drain once the broker is back; it is logged once per round.
  * Rounds follow each other at once while batches come back full, then every {@code pollInterval};
- * {@link #wakeUp()} (called by the outbox after a commit on this instance) starts one at once.
+ * {@link #wakeUp()} (called by the outbox after a commit on this instance) starts one at once, or,
+ * while one is under way, has it claim the new rows at once, beside the batches still waiting for
+ * their acknowledgements.
  * A relay that dies between the acknowledgement and the mark leaves its rows leased; once the lease
  * has passed, a relay sends them again with the same message id, which the consumers' dedup absorbs.
  * <p>
@@ -67,6 +69,9 @@ public class OutboxRelay implements SmartLifecycle {
 
 	/** A round asked for by {@link #wakeUp()} is queued and has not started: more calls add nothing. */
 	private final AtomicBoolean wakeUpQueued = new AtomicBoolean();
+
+	/** Commits on this instance since the last claim, for a drain that is under way. */
+	private final CommitSignal commits = new CommitSignal();
 
 	private volatile boolean stopRequested;
 
@@ -106,14 +111,15 @@ public class OutboxRelay implements SmartLifecycle {
 	}
 
 	/**
-	 * Claims and sends rows until a batch comes back short or the relay is stopped, on the calling
-	 * thread, with up to {@link Options#maxInFlightBatches()} batches on their way: the next batch
-	 * is claimed and sent while the acknowledgements of the previous one are awaited. Returns once
-	 * every batch it claimed was acknowledged (or failed, or timed out) and marked.
+	 * Claims and sends rows until a batch comes back short (and no {@link #wakeUp()} came since its
+	 * claim) or the relay is stopped, on the calling thread, with up to
+	 * {@link Options#maxInFlightBatches()} batches on their way: the next batch is claimed and sent
+	 * while the acknowledgements of the previous one are awaited. Returns once every batch it claimed
+	 * was acknowledged (or failed, or timed out) and marked.
 	 * @return how many rows were claimed
 	 */
 	public int drain() {
-		return this.dispatcher.drain(() -> this.stopRequested);
+		return this.dispatcher.drain(() -> this.stopRequested, this.commits);
 	}
 
 	/**
@@ -126,12 +132,19 @@ public class OutboxRelay implements SmartLifecycle {
 
 	/**
 	 * Starts a round now instead of at the next poll, on the relay's own thread; rounds never
-	 * overlap, and calls made while one is already queued are merged into it. Does nothing while the
+	 * overlap, and calls made while one is already queued are merged into it. A round under way
+	 * claims the new rows at its next step, without waiting for the acknowledgements of its batches
+	 * in flight (while fewer than {@link Options#maxInFlightBatches()} are). Does nothing while the
 	 * relay is stopped. Rows committed on other instances still wait for the poll.
 	 */
 	public void wakeUp() {
 		ScheduledExecutorService executor = this.executor;
-		if (executor == null || !this.wakeUpQueued.compareAndSet(false, true)) {
+		if (executor == null) {
+			return;
+		}
+		// A drain under way claims the new rows at its next step instead of after its batches.
+		this.commits.raise();
+		if (!this.wakeUpQueued.compareAndSet(false, true)) {
 			return;
 		}
 		try {

