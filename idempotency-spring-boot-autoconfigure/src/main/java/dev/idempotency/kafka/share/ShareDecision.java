@@ -1,5 +1,6 @@
 package dev.idempotency.kafka.share;
 
+import java.util.Arrays;
 import java.util.Locale;
 
 import org.apache.kafka.clients.consumer.AcknowledgeType;
@@ -13,12 +14,17 @@ import org.apache.kafka.clients.consumer.AcknowledgeType;
  */
 public record ShareDecision(AcknowledgeType type, Reason reason) {
 
+	/** The types' tag values, by ordinal: named once, not per record. */
+	private static final String[] TYPE_NAMES = Arrays.stream(AcknowledgeType.values())
+		.map((type) -> type.name().toLowerCase(Locale.ROOT))
+		.toArray(String[]::new);
+
 	/**
 	 * The acknowledgement's name, as in the meters' {@code type} tag.
 	 * @return {@code accept}, {@code release}, {@code reject} or {@code renew}
 	 */
 	public String typeName() {
-		return this.type.name().toLowerCase(Locale.ROOT);
+		return TYPE_NAMES[this.type.ordinal()];
 	}
 
 	/**
@@ -59,12 +65,14 @@ public record ShareDecision(AcknowledgeType type, Reason reason) {
 		/** RENEW: the record is held while the listener waits for the store (its last attempt). */
 		OUTAGE_WAIT;
 
+		private final String tagValue = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
 		/**
 		 * The reason's name, as in the meters' {@code reason} tag.
 		 * @return the name in lower case, with dashes
 		 */
 		public String tagValue() {
-			return name().toLowerCase(Locale.ROOT).replace('_', '-');
+			return this.tagValue;
 		}
 
 	}
