@@ -111,6 +111,16 @@ public final class FaultPoints {
 				stop(Point.AFTER_COMMIT, where);
 			}
 
+			@Override
+			public void afterCompletion(int status) {
+				if (status != STATUS_COMMITTED) {
+					// The transaction that was to stop here rolled back (with transaction batching, another
+					// record of its poll failed): stop after the next commit instead of never
+					FaultPoints.this.claimedSinceArmed.set(0);
+					FaultPoints.this.arming.compareAndSet(null, new Arming(Point.AFTER_COMMIT, 1));
+				}
+			}
+
 		});
 	}
 
