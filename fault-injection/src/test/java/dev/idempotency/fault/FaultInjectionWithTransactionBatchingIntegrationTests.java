@@ -45,8 +45,8 @@ class FaultInjectionWithTransactionBatchingIntegrationTests extends FaultInjecti
 	}
 
 	/**
-	 * A batched child passes its commit points once per poll, not per record: 25 passes could take
-	 * more polls than the orders fed while waiting give a consumer of three (seen in CI under load).
+	 * A batched child passes its commit points once per poll, not per record: a few passes keep the
+	 * wait for a point about as long as 25 record-by-record passes.
 	 */
 	@Override
 	protected int pointPassesBeforeAStop() {
