@@ -6,6 +6,7 @@ import java.util.Map;
 
 import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
+import dev.idempotency.core.MessageAcknowledger;
 import dev.idempotency.core.MessageIds;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -60,8 +61,21 @@ public class KafkaDeliveryContextInterceptor implements RecordInterceptor<Object
 	 * {@code Acknowledgment} acknowledges)
 	 */
 	public static DeliveryContext deliveryOf(ConsumerRecord<?, ?> record, @Nullable String groupId) {
+		return deliveryOf(record, groupId, null);
+	}
+
+	/**
+	 * Describes one record acknowledged by the engine after commit (a share group's
+	 * {@code ShareAcknowledgment}).
+	 * @param record the record
+	 * @param groupId the consumer group, or {@code null}
+	 * @param acknowledger acknowledges the record after commit, or {@code null}
+	 * @return its delivery context
+	 */
+	public static DeliveryContext deliveryOf(ConsumerRecord<?, ?> record, @Nullable String groupId,
+			@Nullable MessageAcknowledger acknowledger) {
 		return new DeliveryContext(messageId(record), groupId,
-				Map.of("record", record, "headers", new RecordHeaderValues(record.headers())), null, List.of());
+				Map.of("record", record, "headers", new RecordHeaderValues(record.headers())), acknowledger, List.of());
 	}
 
 	/**

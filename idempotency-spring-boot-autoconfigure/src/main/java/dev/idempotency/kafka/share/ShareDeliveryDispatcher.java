@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-import dev.idempotency.core.DeliveryContext;
 import dev.idempotency.core.DeliveryContextHolder;
 import dev.idempotency.core.DeliveryListener;
 import dev.idempotency.kafka.KafkaDeliveryContextInterceptor;
@@ -132,9 +131,8 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 				.acknowledged(this.group, new ShareDecision(AcknowledgeType.RENEW, Reason.LONG_RUNNING)));
 			try {
 				rejectUnreadable(record);
-				DeliveryContextHolder.set(new DeliveryContext(KafkaDeliveryContextInterceptor.messageId(record),
-						this.group, Map.of("record", record, "headers", headerValues(record)),
-						(acknowledgment != null) ? acknowledgment::acknowledge : null, List.of()));
+				DeliveryContextHolder.set(KafkaDeliveryContextInterceptor.deliveryOf(record, this.group,
+						(acknowledgment != null) ? acknowledgment::acknowledge : null));
 				invoke(record, acknowledgment, consumer);
 				renewal.close();
 				gotThrough();
@@ -265,10 +263,6 @@ final class ShareDeliveryDispatcher implements AcknowledgingShareConsumerAwareMe
 								header.equals(KafkaUtils.KEY_DESERIALIZER_EXCEPTION_HEADER), null);
 			}
 		}
-	}
-
-	private static Object headerValues(ConsumerRecord<?, ?> record) {
-		return KafkaDeliveryContextInterceptor.deliveryOf(record, null).variables().get("headers");
 	}
 
 	private static String key(ConsumerRecord<?, ?> record) {
