@@ -1,5 +1,6 @@
 package dev.idempotency.support;
 
+import java.util.Arrays;
 import java.util.function.Supplier;
 
 import dev.idempotency.annotation.Idempotent;
@@ -9,6 +10,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.Pointcut;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.util.function.SingletonSupplier;
@@ -59,6 +61,17 @@ public class IdempotentAdvisor extends AbstractPointcutAdvisor {
 			return this.interceptor.obtain().invoke(invocation);
 		}
 
+	}
+
+	/**
+	 * Whether a bean is a proxy that this advisor advises: without it, its {@code @Idempotent}
+	 * methods run without deduplication.
+	 * @param bean the bean
+	 * @return {@code true} for a proxy with an {@code IdempotentAdvisor}
+	 */
+	public static boolean advises(Object bean) {
+		return bean instanceof Advised proxy
+				&& Arrays.stream(proxy.getAdvisors()).anyMatch(IdempotentAdvisor.class::isInstance);
 	}
 
 }

@@ -2,7 +2,6 @@ package dev.idempotency.support;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -16,7 +15,6 @@ import dev.idempotency.core.MessageTransport;
 import dev.idempotency.support.IdempotentBeanMethods.BeanMethod;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.framework.Advised;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -108,9 +106,7 @@ public class IdempotentMethodsVerifier implements SmartInitializingSingleton, Be
 		if (bean == null) {
 			return;
 		}
-		boolean advised = bean instanceof Advised proxy
-				&& Arrays.stream(proxy.getAdvisors()).anyMatch(IdempotentAdvisor.class::isInstance);
-		if (!advised) {
+		if (!IdempotentAdvisor.advises(bean)) {
 			throw new IllegalStateException("Bean '" + beanName + "' (" + type.getName() + ") has @Idempotent methods "
 					+ "but is not proxied, so they would run without deduplication. Spring AOP auto-proxying is "
 					+ "off (spring.aop.auto=false?): turn it on, or declare @EnableTransactionManagement or "

@@ -13,8 +13,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.Advisor;
-import org.springframework.aop.framework.Advised;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.data.redis.connection.stream.MapRecord;
 import org.springframework.util.ReflectionUtils;
@@ -102,19 +100,10 @@ final class TransactionBatchingReads {
 		if (method.getReturnType() != void.class) {
 			return "its method returns a value";
 		}
-		if (!(endpoint.bean() instanceof Advised advised) || !isAdvisedIdempotent(advised)) {
+		if (!IdempotentAdvisor.advises(endpoint.bean())) {
 			return "its bean is not advised by the @Idempotent interceptor (idempotency.enabled=false?)";
 		}
 		return null;
-	}
-
-	private static boolean isAdvisedIdempotent(Advised advised) {
-		for (Advisor advisor : advised.getAdvisors()) {
-			if (advisor instanceof IdempotentAdvisor) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/**
